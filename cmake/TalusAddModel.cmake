@@ -1,0 +1,75 @@
+# talus_add_model(<target> NAME <name> URDF <file> [FLOATING_BASE])
+#
+# Generates, at build time, the header
+#   ${CMAKE_CURRENT_BINARY_DIR}/talus_models/include/talus/models/<name>.hpp
+# from <file> with talus_urdf_gen, and creates the INTERFACE library <target> that puts that
+# include directory on the consumer's path and links talus::talus:
+#
+#   talus_add_model(solo12_model NAME solo12 URDF models/solo12.urdf FLOATING_BASE)
+#   target_link_libraries(app PRIVATE solo12_model)   # then: #include <talus/models/solo12.hpp>
+#
+# <name> must be a C++ identifier: the header defines namespace talus::models::<name>.
+# A relative URDF path is relative to CMAKE_CURRENT_SOURCE_DIR. FLOATING_BASE gives the root
+# link a free-flyer joint; without it the root link is the world.
+#
+# The generator is, in order of preference: the target talus_urdf_gen (talus built in this
+# project), the imported target talus::talus_urdf_gen (installed talus package), or the
+# executable TALUS_URDF_GEN_EXECUTABLE (cache variable, found on PATH by default).
+include_guard(GLOBAL)
+
+function(talus_add_model target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "FLOATING_BASE" "NAME;URDF" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "talus_add_model(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_NAME)
+    message(FATAL_ERROR "talus_add_model(${target}): NAME <name> is required")
+  endif()
+  if(NOT arg_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "talus_add_model(${target}): NAME '${arg_NAME}' is not a C++ identifier")
+  endif()
+  if(NOT arg_URDF)
+    message(FATAL_ERROR "talus_add_model(${target}): URDF <file> is required")
+  endif()
+  cmake_path(ABSOLUTE_PATH arg_URDF BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE urdf)
+  if(NOT EXISTS "${urdf}")
+    message(FATAL_ERROR "talus_add_model(${target}): URDF file '${urdf}' does not exist")
+  endif()
+
+  if(TARGET talus_urdf_gen)
+    set(gen_command talus_urdf_gen)
+    set(gen_depends "$<TARGET_FILE:talus_urdf_gen>")
+  elseif(TARGET talus::talus_urdf_gen)
+    set(gen_command talus::talus_urdf_gen)
+    set(gen_depends "$<TARGET_FILE:talus::talus_urdf_gen>")
+  else()
+    find_program(TALUS_URDF_GEN_EXECUTABLE talus_urdf_gen DOC "talus URDF -> C++ model generator")
+    if(NOT TALUS_URDF_GEN_EXECUTABLE)
+      message(FATAL_ERROR "talus_add_model(${target}): no talus_urdf_gen: build talus with "
+                          "TALUS_BUILD_GENERATOR=ON (needs urdfdom), or set TALUS_URDF_GEN_EXECUTABLE")
+    endif()
+    set(gen_command "${TALUS_URDF_GEN_EXECUTABLE}")
+    set(gen_depends "${TALUS_URDF_GEN_EXECUTABLE}")
+  endif()
+
+  set(include_dir "${CMAKE_CURRENT_BINARY_DIR}/talus_models/include")
+  set(header "${include_dir}/talus/models/${arg_NAME}.hpp")
+  set(floating_flag "")
+  if(arg_FLOATING_BASE)
+    set(floating_flag --floating-base)
+  endif()
+  file(MAKE_DIRECTORY "${include_dir}/talus/models")
+
+  add_custom_command(
+    OUTPUT "${header}"
+    COMMAND ${gen_command} --urdf "${urdf}" --name "${arg_NAME}" --out "${header}" ${floating_flag}
+    DEPENDS "${urdf}" "${gen_depends}"
+    COMMENT "talus: generating talus/models/${arg_NAME}.hpp from ${urdf}"
+    VERBATIM)
+  add_custom_target(${target}_generate DEPENDS "${header}")
+
+  add_library(${target} INTERFACE)
+  target_include_directories(${target} INTERFACE "$<BUILD_INTERFACE:${include_dir}>")
+  target_link_libraries(${target} INTERFACE talus::talus)
+  add_dependencies(${target} ${target}_generate)
+endfunction()

@@ -1,0 +1,131 @@
+#pragma once
+/// \file aba.hpp
+/// Articulated-body algorithm: forward dynamics q̈ = H⁻¹ (τ − C + Σ J_iᵀ f_ext,i) in O(n).
+///
+/// Pass 1 (out):  v_i = ⁱX_λ v_λ + S_i q̇_i,  c_i = v_i × S_i q̇_i,
+///                I^A_i = I_i,  p^A_i = v_i ×* I_i v_i − f_ext,i
+/// Pass 2 (in):   U_i = I^A_i S_i,  D_i = S_iᵀ U_i,  u_i = τ_i − S_iᵀ p^A_i
+///                I^a = I^A_i − U_i D_i⁻¹ U_iᵀ,   p^a = p^A_i + I^a c_i + U_i D_i⁻¹ u_i
+///                I^A_λ += λX_i* I^a ⁱX_λ,        p^A_λ += λX_i* p^a
+/// Pass 3 (out):  a' = ⁱX_λ a_λ + c_i  (a_world = [0; −g]),
+///                q̈_i = D_i⁻¹ (u_i − U_iᵀ a'),   a_i = a' + S_i q̈_i
+/// f_ext as in rnea.hpp (body frame). Returns singular if some D_i is not positive definite
+/// (a massless subtree on a joint); q̈ is then zero.
+#include <Eigen/Cholesky>
+
+#include <talus/algorithms/rnea.hpp>
+
+namespace talus {
+
+namespace detail {
+
+template <bool WithFext, class ModelT, class Q, class V, class T>
+Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const T& tau,
+                const ExternalForces<ModelT>* fext) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    const Vector3<S>& axis = model.axis[I];
+    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(axis, q.template segment<J::nq>(Tree::idx_q[I]));
+    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
+    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
+    if constexpr (P < 0) {
+      data.v[I] = vJ;
+      data.c[I].setZero();
+    } else {
+      data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+      data.c[I] = cross_motion<S>(data.v[I], vJ);
+    }
+    data.IA[I] = model.inertia[I].matrix();
+    data.pA[I] = cross_force<S>(data.v[I], model.inertia[I] * data.v[I]);
+    if constexpr (WithFext) data.pA[I] -= (*fext)[I];
+  });
+  bool pd = true;
+  static_for_reverse<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    constexpr int nvi = J::nv;
+    constexpr int iv = Tree::idx_v[I];
+    const Vector3<S>& axis = model.axis[I];
+    const Eigen::Matrix<S, 6, nvi> U = J::template mul_subspace<S>(axis, data.IA[I]);
+    data.U.template middleCols<nvi>(iv) = U;
+    const Eigen::Matrix<S, nvi, nvi> D = J::template project<S>(axis, U);
+    Eigen::Matrix<S, nvi, nvi> Dinv;
+    if constexpr (nvi == 1) {
+      pd = pd && D(0, 0) > S(0);
+      Dinv(0, 0) = S(1) / D(0, 0);
+    } else {
+      Eigen::LLT<Eigen::Matrix<S, nvi, nvi>> llt(D);
+      pd = pd && llt.info() == Eigen::Success;
+      Dinv = llt.solve(Eigen::Matrix<S, nvi, nvi>::Identity());
+    }
+    data.Dinv[I].template topLeftCorner<nvi, nvi>() = Dinv;
+    data.u.template segment<nvi>(iv) =
+        tau.template segment<nvi>(iv) - J::template project<S>(axis, data.pA[I]);
+    if constexpr (P >= 0) {
+      const Eigen::Matrix<S, 6, nvi> UDinv = U * Dinv;
+      const Matrix6<S> Ia = data.IA[I] - UDinv * U.transpose();
+      const Force<S> pa = data.pA[I] + Ia * data.c[I] + UDinv * data.u.template segment<nvi>(iv);
+      data.IA[P] += transform_inertia_matrix(data.liMi[I], Ia);
+      data.pA[P] += data.liMi[I].act_force(pa);
+    }
+  });
+  if (!pd) {
+    data.ddq.setZero();
+    return Status::singular;
+  }
+  Motion<S> a_world;
+  a_world << S(0), S(0), S(0), -model.gravity;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    constexpr int nvi = J::nv;
+    constexpr int iv = Tree::idx_v[I];
+    const Motion<S> ap = data.liMi[I].inverse_act_motion(P < 0 ? a_world : data.a_gf[P]) + data.c[I];
+    const Eigen::Matrix<S, nvi, 1> qdd = data.Dinv[I].template topLeftCorner<nvi, nvi>() *
+        (data.u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
+    data.ddq.template segment<nvi>(iv) = qdd;
+    data.a_gf[I] = ap + J::template motion<S>(model.axis[I], qdd);
+  });
+  return Status::ok;
+}
+
+template <class ModelT, class Out>
+Status aba_finish(Status s, const Data<ModelT>& data, Out& ddq) {
+  if (s == Status::ok) ddq = data.ddq;
+  else ddq.setZero();
+  return s;
+}
+
+}  // namespace detail
+
+/// Forward dynamics. Output ddq (nv). Also fills data.liMi, oMi, v, c, IA, pA, U, Dinv, u, a_gf, ddq.
+template <class ModelT, class Q, class V, class T, class Out>
+Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+           const Eigen::MatrixBase<T>& tau, Out& ddq) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) s = check_finite(v);
+  if (s == Status::ok) s = check_finite(tau);
+  if (s == Status::ok) s = detail::aba_pass<false>(model, data, q, v, tau, nullptr);
+  return detail::aba_finish(s, data, ddq);
+}
+
+/// Forward dynamics with external forces (body frame, see rnea.hpp).
+template <class ModelT, class Q, class V, class T, class Out>
+Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+           const Eigen::MatrixBase<T>& tau, const ExternalForces<ModelT>& fext, Out& ddq) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) s = check_finite(v);
+  if (s == Status::ok) s = check_finite(tau);
+  for (int i = 0; s == Status::ok && i < ModelT::nb; ++i) s = check_finite(fext[i]);
+  if (s == Status::ok) s = detail::aba_pass<true>(model, data, q, v, tau, &fext);
+  return detail::aba_finish(s, data, ddq);
+}
+
+}  // namespace talus

@@ -1,0 +1,133 @@
+#pragma once
+/// \file jacobians.hpp
+/// Frame and point Jacobians.
+///
+/// compute_joint_jacobians fills data.J: column k is the motion subspace of dof k in world
+/// coordinates (world frame, reference point at the world origin), so that for a body b
+///   v_b (world) = Σ_{k supports b} J.col(k) v_k.
+/// A frame Jacobian J_f (6 x nv) maps v to the frame's spatial velocity [ω; v] in the
+/// chosen ReferenceFrame (see kinematics.hpp); a point Jacobian (3 x nv) maps v to the
+/// linear velocity of a body point, world axes (local_world_aligned/world) or body axes (local).
+/// Columns of dofs that do not move the frame are zero.
+#include <talus/algorithms/kinematics.hpp>
+
+namespace talus {
+
+/// Placements (data.liMi, data.oMi) and world-frame joint Jacobian columns (data.J).
+template <class ModelT, class Q>
+Status compute_joint_jacobians(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  if (Status s = forward_kinematics(model, data, q); s != Status::ok) return s;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using Jt = typename Tree::template Joint<I>;
+    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) =
+        data.oMi[I].act_motion_cols(Jt::template motion_subspace<S>(model.axis[I]));
+  });
+  return Status::ok;
+}
+
+namespace detail {
+/// Calls f(k) for every dof k that moves body b (b's own dofs and its ancestors'), bounded by nv.
+template <class ModelT, class F>
+void for_each_supporting_dof(int body, F&& f) {
+  using Tree = typename ModelT::Tree;
+  if (body < 0) return;
+  // last dof at or above `body`
+  int b = body;
+  while (b >= 0 && Tree::joint_nv[b] == 0) b = Tree::parent[b];
+  if (b < 0) return;
+  for (int k = Tree::idx_v[b] + Tree::joint_nv[b] - 1; k >= 0; k = Tree::dof_parent[k]) f(k);
+}
+
+/// Writes into J (6 x nv) the frame Jacobian of a frame at world position/orientation oMf
+/// on body `body`, from data.J.
+template <class ModelT, class Jac>
+void frame_jacobian_from_columns(const Data<ModelT>& data, int body, const Transform<typename ModelT::Scalar>& oMf,
+                                 ReferenceFrame rf, Jac& J) {
+  using S = typename ModelT::Scalar;
+  J.setZero();
+  for_each_supporting_dof<ModelT>(body, [&](int k) {
+    const Motion<S> c = data.J.col(k);
+    switch (rf) {
+      case ReferenceFrame::world:
+        J.col(k) = c;
+        break;
+      case ReferenceFrame::local_world_aligned:
+        J.col(k).template head<3>() = c.template head<3>();
+        J.col(k).template tail<3>() = c.template tail<3>() - oMf.p.cross(c.template head<3>());
+        break;
+      case ReferenceFrame::local:
+        J.col(k) = oMf.inverse_act_motion(c);
+        break;
+    }
+  });
+}
+}  // namespace detail
+
+/// 6D Jacobian of frame `frame`, from data filled by compute_joint_jacobians.
+template <class ModelT>
+Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
+                      typename ModelT::Jacobian6& J) {
+  J.setZero();
+  Transform<typename ModelT::Scalar> oMf;
+  if (Status s = frame_placement(model, data, frame, oMf); s != Status::ok) return s;
+  detail::frame_jacobian_from_columns(data, model.frames[frame].body, oMf, rf, J);
+  return Status::ok;
+}
+
+/// 6D Jacobian of frame `frame` at configuration q (runs compute_joint_jacobians).
+template <class ModelT, class Q>
+Status frame_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int frame,
+                      ReferenceFrame rf, typename ModelT::Jacobian6& J) {
+  J.setZero();
+  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
+  if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
+  return frame_jacobian(model, data, frame, rf, J);
+}
+
+/// 3D Jacobian of the linear velocity of a point p_body (body frame) of body `body`,
+/// from data filled by compute_joint_jacobians. rf local: body axes; otherwise world axes.
+template <class ModelT>
+Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
+                      ReferenceFrame rf, typename ModelT::Jacobian3& J) {
+  using S = typename ModelT::Scalar;
+  J.setZero();
+  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
+  if (body < 0) return Status::ok;
+  const Vector3<S> p = data.oMi[body].act_point(p_body);
+  const Matrix3<S> Rt = data.oMi[body].R.transpose();
+  detail::for_each_supporting_dof<ModelT>(body, [&](int k) {
+    const Motion<S> c = data.J.col(k);
+    const Vector3<S> lin = c.template tail<3>() + c.template head<3>().cross(p);
+    J.col(k) = rf == ReferenceFrame::local ? Vector3<S>(Rt * lin) : lin;
+  });
+  return Status::ok;
+}
+
+/// Same at configuration q (runs compute_joint_jacobians).
+template <class ModelT, class Q>
+Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int body,
+                      const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf, typename ModelT::Jacobian3& J) {
+  J.setZero();
+  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
+  if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
+  return point_jacobian(model, data, body, p_body, rf, J);
+}
+
+/// 3D Jacobian of a frame origin's linear velocity (rows 3..5 of the 6D Jacobian).
+template <class ModelT>
+Status frame_linear_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
+                             typename ModelT::Jacobian3& J) {
+  J.setZero();
+  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
+  const auto& F = model.frames[frame];
+  if (rf != ReferenceFrame::local) return point_jacobian(model, data, F.body, F.placement.p, rf, J);
+  typename ModelT::Jacobian6 J6;
+  if (Status s = frame_jacobian(model, data, frame, rf, J6); s != Status::ok) return s;
+  J = J6.template bottomRows<3>();
+  return Status::ok;
+}
+
+}  // namespace talus

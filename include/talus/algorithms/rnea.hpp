@@ -1,0 +1,115 @@
+#pragma once
+/// \file rnea.hpp
+/// Recursive Newton–Euler algorithm: inverse dynamics.
+///
+///   τ = H(q) q̈ + C(q, q̇) − Σ_i J_iᵀ f_ext,i      (C includes gravity)
+///
+/// Forward pass (gravity enters as a fictitious base acceleration −g):
+///   a_i = ⁱX_λ(i) a_λ(i) + S_i q̈_i + v_i × S_i q̇_i,   a_world = [0; −g]
+///   f_i = I_i a_i + v_i ×* I_i v_i − f_ext,i
+/// Backward pass:  τ_i = S_iᵀ f_i,   f_λ(i) += λ(i)X_i* f_i
+///
+/// External forces f_ext[i] act on body i and are expressed in body i's frame, as
+/// [moment about the body origin; force] (N·m; N).
+#include <talus/algorithms/kinematics.hpp>
+
+namespace talus {
+
+template <class ModelT>
+using ExternalForces = std::array<Force<typename ModelT::Scalar>, ModelT::nb>;
+
+namespace detail {
+
+/// Level 0: gravity only (v = q̈ = 0); 1: + velocity (q̈ = 0); 2: full.
+template <int Level, bool WithFext, class ModelT, class Q, class V, class A>
+void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const A& a,
+               const ExternalForces<ModelT>* fext) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  Motion<S> a_world;
+  a_world << S(0), S(0), S(0), -model.gravity;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    const Vector3<S>& axis = model.axis[I];
+    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(axis, q.template segment<J::nq>(Tree::idx_q[I]));
+    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
+    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
+    data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
+    if constexpr (Level >= 1) {
+      const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
+      if constexpr (P < 0) data.v[I] = vJ;
+      else data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+      data.a_gf[I] += cross_motion<S>(data.v[I], vJ);
+      if constexpr (Level >= 2)
+        data.a_gf[I] += J::template motion<S>(axis, a.template segment<J::nv>(Tree::idx_v[I]));
+      const Force<S> h = model.inertia[I] * data.v[I];
+      data.f[I] = model.inertia[I] * data.a_gf[I] + cross_force<S>(data.v[I], h);
+    } else {
+      data.v[I].setZero();
+      data.f[I] = model.inertia[I] * data.a_gf[I];
+    }
+    if constexpr (WithFext) data.f[I] -= (*fext)[I];
+  });
+  static_for_reverse<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    data.tau.template segment<J::nv>(Tree::idx_v[I]) = J::template project<S>(model.axis[I], data.f[I]);
+    if constexpr (P >= 0) data.f[P] += data.liMi[I].act_force(data.f[I]);
+  });
+}
+
+template <class ModelT, class Out>
+Status rnea_finish(Status s, const Data<ModelT>& data, Out& tau) {
+  if (s == Status::ok) tau = data.tau;
+  else tau.setZero();
+  return s;
+}
+
+}  // namespace detail
+
+/// Inverse dynamics: τ = H q̈ + C. Output tau (nv). Also fills data.liMi, oMi, v, a_gf, f, tau.
+template <class ModelT, class Q, class V, class A, class Out>
+Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+            const Eigen::MatrixBase<A>& a, Out& tau) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) s = check_finite(v);
+  if (s == Status::ok) s = check_finite(a);
+  if (s == Status::ok) detail::rnea_pass<2, false>(model, data, q, v, a, nullptr);
+  return detail::rnea_finish(s, data, tau);
+}
+
+/// Inverse dynamics with external forces: τ = H q̈ + C − Σ J_iᵀ f_ext,i.
+template <class ModelT, class Q, class V, class A, class Out>
+Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+            const Eigen::MatrixBase<A>& a, const ExternalForces<ModelT>& fext, Out& tau) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) s = check_finite(v);
+  if (s == Status::ok) s = check_finite(a);
+  for (int i = 0; s == Status::ok && i < ModelT::nb; ++i) s = check_finite(fext[i]);
+  if (s == Status::ok) detail::rnea_pass<2, true>(model, data, q, v, a, &fext);
+  return detail::rnea_finish(s, data, tau);
+}
+
+/// Nonlinear effects (bias forces) C(q, q̇) = RNEA(q, q̇, 0): Coriolis, centrifugal and gravity.
+template <class ModelT, class Q, class V, class Out>
+Status nonlinear_effects(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
+                         const Eigen::MatrixBase<V>& v, Out& C) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) s = check_finite(v);
+  if (s == Status::ok) detail::rnea_pass<1, false>(model, data, q, v, v, nullptr);
+  return detail::rnea_finish(s, data, C);
+}
+
+/// Generalized gravity g(q) = RNEA(q, 0, 0).
+template <class ModelT, class Q, class Out>
+Status generalized_gravity(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Out& g) {
+  Status s = check_configuration(model, q);
+  if (s == Status::ok) detail::rnea_pass<0, false>(model, data, q, q, q, nullptr);
+  return detail::rnea_finish(s, data, g);
+}
+
+}  // namespace talus

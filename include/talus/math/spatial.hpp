@@ -1,0 +1,72 @@
+#pragma once
+/// \file spatial.hpp
+/// Spatial (6D) motion and force vectors, Featherstone's notation.
+///
+/// Ordering: every spatial vector is [angular; linear] (Featherstone, RBDL):
+///   motion m = [ω; v]  ω angular velocity (rad/s), v linear velocity (m/s) of the point of the
+///                       body that coincides with the origin of the frame the vector is
+///                       expressed in;
+///   force  f = [n; f]  n moment about that origin (N·m), f force (N).
+/// A spatial vector is always expressed in one named frame; the function that produces it
+/// says which. Motion and Force are the same Eigen type; the name tells the reader which
+/// transformation rule (motion or force) applies.
+#include <Eigen/Core>
+#include <Eigen/Geometry>  // cross products
+
+namespace talus {
+
+template <class S> using Vector3 = Eigen::Matrix<S, 3, 1>;
+template <class S> using Matrix3 = Eigen::Matrix<S, 3, 3>;
+template <class S> using Vector6 = Eigen::Matrix<S, 6, 1>;
+template <class S> using Matrix6 = Eigen::Matrix<S, 6, 6>;
+template <class S> using Motion = Vector6<S>;  ///< [ω; v]
+template <class S> using Force = Vector6<S>;   ///< [n; f]
+
+/// [a]×: the 3x3 matrix with [a]× b = a × b.
+template <class S>
+inline Matrix3<S> skew(const Vector3<S>& a) {
+  Matrix3<S> m;
+  m << S(0), -a.z(), a.y(), a.z(), S(0), -a.x(), -a.y(), a.x(), S(0);
+  return m;
+}
+
+/// v ×  m  (motion cross product, Featherstone crm(v) m).
+template <class S>
+inline Motion<S> cross_motion(const Motion<S>& v, const Motion<S>& m) {
+  Motion<S> r;
+  const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
+  const Vector3<S> mw = m.template head<3>(), mv = m.template tail<3>();
+  r.template head<3>() = w.cross(mw);
+  r.template tail<3>() = w.cross(mv) + vl.cross(mw);
+  return r;
+}
+
+/// v ×* f  (force cross product, Featherstone crf(v) f).
+template <class S>
+inline Force<S> cross_force(const Motion<S>& v, const Force<S>& f) {
+  Force<S> r;
+  const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
+  const Vector3<S> n = f.template head<3>(), fl = f.template tail<3>();
+  r.template head<3>() = w.cross(n) + vl.cross(fl);
+  r.template tail<3>() = w.cross(fl);
+  return r;
+}
+
+/// Featherstone's crm(v) as a 6x6 matrix.
+template <class S>
+inline Matrix6<S> cross_motion_matrix(const Motion<S>& v) {
+  Matrix6<S> m = Matrix6<S>::Zero();
+  const Matrix3<S> w = skew<S>(v.template head<3>());
+  m.template topLeftCorner<3, 3>() = w;
+  m.template bottomRightCorner<3, 3>() = w;
+  m.template bottomLeftCorner<3, 3>() = skew<S>(v.template tail<3>());
+  return m;
+}
+
+/// Featherstone's crf(v) = -crm(v)ᵀ as a 6x6 matrix.
+template <class S>
+inline Matrix6<S> cross_force_matrix(const Motion<S>& v) {
+  return -cross_motion_matrix<S>(v).transpose();
+}
+
+}  // namespace talus

@@ -1,0 +1,121 @@
+#pragma once
+/// \file transform.hpp
+/// Rigid transforms held as rotation + translation (never a 6x6 matrix).
+///
+/// A `Transform` aMb is the placement of frame b in frame a:
+///   R (3x3) has b's axes as columns, expressed in a;   p (3) is b's origin expressed in a.
+/// It maps coordinates of a point from b to a:  x_a = R x_b + p.
+/// In Featherstone's notation aMb.act_motion is the Plücker transform  ᵃX_b  and
+/// aMb.inverse_act_motion is  ᵇX_a ;  act_force is  ᵃX_b*  (forces, b → a).
+#include <talus/math/spatial.hpp>
+
+namespace talus {
+
+template <class S>
+struct Transform {
+  Matrix3<S> R = Matrix3<S>::Identity();
+  Vector3<S> p = Vector3<S>::Zero();
+
+  Transform() = default;
+  Transform(const Matrix3<S>& rotation, const Vector3<S>& translation) : R(rotation), p(translation) {}
+  static Transform Identity() { return Transform(); }
+
+  /// aMb * bMc = aMc
+  Transform operator*(const Transform& bMc) const { return Transform(R * bMc.R, R * bMc.p + p); }
+  /// aMb⁻¹ = bMa
+  Transform inverse() const { return Transform(R.transpose(), -(R.transpose() * p)); }
+
+  /// point: b coordinates → a coordinates
+  Vector3<S> act_point(const Vector3<S>& x) const { return R * x + p; }
+  /// point: a coordinates → b coordinates
+  Vector3<S> inverse_act_point(const Vector3<S>& x) const { return R.transpose() * (x - p); }
+
+  /// motion vector: b → a  (ᵃX_b m)
+  Motion<S> act_motion(const Motion<S>& m) const {
+    Motion<S> r;
+    r.template head<3>() = R * m.template head<3>();
+    r.template tail<3>() = R * m.template tail<3>() + p.cross(r.template head<3>());
+    return r;
+  }
+  /// motion vector: a → b  (ᵇX_a m)
+  Motion<S> inverse_act_motion(const Motion<S>& m) const {
+    Motion<S> r;
+    r.template head<3>() = R.transpose() * m.template head<3>();
+    r.template tail<3>() = R.transpose() * (m.template tail<3>() - p.cross(m.template head<3>()));
+    return r;
+  }
+  /// force vector: b → a  (ᵃX_b* f)
+  Force<S> act_force(const Force<S>& f) const {
+    Force<S> r;
+    r.template tail<3>() = R * f.template tail<3>();
+    r.template head<3>() = R * f.template head<3>() + p.cross(r.template tail<3>());
+    return r;
+  }
+  /// force vector: a → b  (ᵇX_a* f)
+  Force<S> inverse_act_force(const Force<S>& f) const {
+    Force<S> r;
+    r.template tail<3>() = R.transpose() * f.template tail<3>();
+    r.template head<3>() = R.transpose() * (f.template head<3>() - p.cross(f.template tail<3>()));
+    return r;
+  }
+
+  /// Apply act_motion to each column of a 6xN matrix (Jacobian columns), b → a.
+  template <class Mat>
+  Eigen::Matrix<S, 6, Mat::ColsAtCompileTime> act_motion_cols(const Mat& m) const {
+    Eigen::Matrix<S, 6, Mat::ColsAtCompileTime> r(6, m.cols());
+    r.template topRows<3>().noalias() = R * m.template topRows<3>();
+    r.template bottomRows<3>().noalias() = R * m.template bottomRows<3>();
+    r.template bottomRows<3>() += skew<S>(p) * r.template topRows<3>();
+    return r;
+  }
+  /// Apply act_force to each column of a 6xN matrix, b → a.
+  template <class Mat>
+  Eigen::Matrix<S, 6, Mat::ColsAtCompileTime> act_force_cols(const Mat& f) const {
+    Eigen::Matrix<S, 6, Mat::ColsAtCompileTime> r(6, f.cols());
+    r.template bottomRows<3>().noalias() = R * f.template bottomRows<3>();
+    r.template topRows<3>().noalias() = R * f.template topRows<3>();
+    r.template topRows<3>() += skew<S>(p) * r.template bottomRows<3>();
+    return r;
+  }
+
+  /// 6x6 Plücker matrix of act_motion (for tests and dense code paths).
+  Matrix6<S> motion_matrix() const {
+    Matrix6<S> X = Matrix6<S>::Zero();
+    X.template topLeftCorner<3, 3>() = R;
+    X.template bottomRightCorner<3, 3>() = R;
+    X.template bottomLeftCorner<3, 3>() = skew<S>(p) * R;
+    return X;
+  }
+
+  template <class T>
+  Transform<T> cast() const { return Transform<T>(R.template cast<T>(), p.template cast<T>()); }
+};
+
+/// Rotation about a unit axis by angle (rad), right-handed.
+template <class S>
+inline Matrix3<S> axis_angle_rotation(const Vector3<S>& axis, S angle) {
+  using std::cos;
+  using std::sin;
+  const S c = cos(angle), s = sin(angle), t = S(1) - c;
+  const S x = axis.x(), y = axis.y(), z = axis.z();
+  Matrix3<S> R;
+  R << t * x * x + c, t * x * y - s * z, t * x * z + s * y,
+       t * x * y + s * z, t * y * y + c, t * y * z - s * x,
+       t * x * z - s * y, t * y * z + s * x, t * z * z + c;
+  return R;
+}
+
+/// Rotation from URDF roll-pitch-yaw (rad): R = Rz(yaw) Ry(pitch) Rx(roll).
+template <class S>
+inline Matrix3<S> rpy_rotation(S roll, S pitch, S yaw) {
+  using std::cos;
+  using std::sin;
+  const S cr = cos(roll), sr = sin(roll), cp = cos(pitch), sp = sin(pitch), cy = cos(yaw), sy = sin(yaw);
+  Matrix3<S> R;
+  R << cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
+       sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
+       -sp, cp * sr, cp * cr;
+  return R;
+}
+
+}  // namespace talus

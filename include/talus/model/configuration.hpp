@@ -1,0 +1,126 @@
+#pragma once
+/// \file configuration.hpp
+/// Configuration helpers on the manifold of q (quaternions in q, see joints.hpp):
+///   neutral(q)                 zero angles/displacements, identity quaternions
+///   integrate(q, v, out)       out = q ⊕ v   (v is a displacement: pass v·dt for a velocity)
+///   difference(q0, q1, out)    out = q1 ⊖ q0, so that integrate(q0, out) = q1
+///   normalize(q)               renormalize the quaternions in q
+///   random_configuration       uniform within the position limits; uniform rotations
+/// `Random` is a tiny deterministic generator (SplitMix64) so random states are the same on
+/// every target, with no heap and no <random>.
+#include <cstdint>
+
+#include <talus/model/check.hpp>
+
+namespace talus {
+
+struct Random {
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  explicit Random(std::uint64_t seed = 1) : state(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  /// uniform in [0, 1)
+  double uniform() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
+};
+
+template <class ModelT, class Q>
+void neutral(const ModelT&, Eigen::MatrixBase<Q>& q) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    J::template neutral<S>(q.template segment<J::nq>(Tree::idx_q[I]));
+  });
+}
+
+template <class ModelT, class Q, class V, class Out>
+Status integrate(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                 Eigen::MatrixBase<Out>& out) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  if (Status s = check_configuration(model, q); s != Status::ok) return s;
+  if (Status s = check_finite(v); s != Status::ok) return s;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    J::template integrate<S>(q.template segment<J::nq>(Tree::idx_q[I]), v.template segment<J::nv>(Tree::idx_v[I]),
+                             out.template segment<J::nq>(Tree::idx_q[I]));
+  });
+  return Status::ok;
+}
+
+template <class ModelT, class Q0, class Q1, class Out>
+Status difference(const ModelT& model, const Eigen::MatrixBase<Q0>& q0, const Eigen::MatrixBase<Q1>& q1,
+                  Eigen::MatrixBase<Out>& out) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  out.setZero();
+  if (Status s = check_configuration(model, q0); s != Status::ok) return s;
+  if (Status s = check_configuration(model, q1); s != Status::ok) return s;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    J::template difference<S>(q0.template segment<J::nq>(Tree::idx_q[I]), q1.template segment<J::nq>(Tree::idx_q[I]),
+                              out.template segment<J::nv>(Tree::idx_v[I]));
+  });
+  return Status::ok;
+}
+
+/// Renormalize every quaternion of q (a zero quaternion becomes the identity).
+/// Returns invalid_input (q unchanged) if q holds NaN or Inf.
+template <class ModelT, class Q>
+Status normalize(const ModelT&, Eigen::MatrixBase<Q>& q) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  if (Status s = check_finite(q); s != Status::ok) return s;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    J::template normalize<S>(q.template segment<J::nq>(Tree::idx_q[I]));
+  });
+  return Status::ok;
+}
+
+/// Uniform within [lower, upper] position limits for vector joints (ranges wider than 2π
+/// — including unset limits — are drawn from [−π, π]); uniform random rotation for quaternions.
+template <class ModelT, class Q>
+void random_configuration(const ModelT& model, Random& rng, Eigen::MatrixBase<Q>& q) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  const double pi = 3.14159265358979323846;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    constexpr int iq = Tree::idx_q[I];
+    constexpr int nlin = J::has_quaternion ? J::nq - 4 : J::nq;  // leading vector entries
+    for (int k = 0; k < nlin; ++k) {
+      double lo = static_cast<double>(model.lower_position_limit[iq + k]);
+      double hi = static_cast<double>(model.upper_position_limit[iq + k]);
+      if (!(hi - lo <= 2 * pi) || !(hi >= lo)) {
+        lo = -pi;
+        hi = pi;
+      }
+      q[iq + k] = S(rng.uniform(lo, hi));
+    }
+    if constexpr (J::has_quaternion) {
+      // Shoemake's uniform random unit quaternion, stored (w, x, y, z).
+      using std::cos;
+      using std::sin;
+      using std::sqrt;
+      const double u1 = rng.uniform(), u2 = rng.uniform(), u3 = rng.uniform();
+      const double a = sqrt(1 - u1), b = sqrt(u1);
+      q[iq + nlin + 0] = S(b * cos(2 * pi * u3));
+      q[iq + nlin + 1] = S(a * sin(2 * pi * u2));
+      q[iq + nlin + 2] = S(a * cos(2 * pi * u2));
+      q[iq + nlin + 3] = S(b * sin(2 * pi * u3));
+    }
+  });
+}
+
+}  // namespace talus

@@ -1,0 +1,266 @@
+#pragma once
+/// \file joints.hpp
+/// Joint types. A joint connects a parent body λ(i) to body i:
+///   λ(i)Mi = joint_placement[i] * joint_transform(q_i)
+/// where joint_placement (X_T) is the joint frame in the parent body frame and the joint
+/// transform X_J(q) is body i's frame in the joint frame. Velocities are in body i's frame.
+///
+/// | type                      | nq | nv | q                                   | v (q̇ side)                  |
+/// |---------------------------|----|----|-------------------------------------|-----------------------------|
+/// | JointRevoluteX/Y/Z        | 1  | 1  | angle (rad) about +x/+y/+z          | rad/s                       |
+/// | JointRevolute (axis)      | 1  | 1  | angle (rad) about a unit axis       | rad/s                       |
+/// | JointPrismaticX/Y/Z       | 1  | 1  | displacement (m) along +x/+y/+z     | m/s                         |
+/// | JointPrismatic (axis)     | 1  | 1  | displacement (m) along a unit axis  | m/s                         |
+/// | JointSpherical            | 4  | 3  | quaternion (w, x, y, z)             | ω in body frame (rad/s)     |
+/// | JointFreeFlyer            | 7  | 6  | position (m, parent frame), quaternion (w, x, y, z) | [ω; v] in body frame |
+///
+/// Free-flyer velocity: ω is the body's angular velocity and v the velocity of the body
+/// origin, both expressed in the body frame (Featherstone/Pinocchio body velocity, in
+/// talus's [angular; linear] order). The parent-frame velocity of the origin is R v.
+/// Generic-axis joints read their unit axis (joint frame) from Model::axis.
+///
+/// Integration on the configuration manifold (q ⊕ v): vector joints add; quaternion
+/// joints right-multiply by exp(ω); the free flyer moves its position by R·v (R the
+/// orientation before the step, the "decoupled" R³ × SO(3) map). difference() is its exact inverse.
+#include <cmath>
+#include <type_traits>
+
+#include <talus/math/quaternion.hpp>
+
+namespace talus {
+
+/// Revolute (Revolute = true) or prismatic joint along axis Axis: 0, 1, 2 for x, y, z;
+/// -1 for a unit axis given at run time.
+template <bool IsRevolute, int Axis>
+struct JointAxis {
+  static constexpr int nq = 1;
+  static constexpr int nv = 1;
+  static constexpr bool revolute = IsRevolute;
+  static constexpr int axis_index = Axis;
+  static constexpr bool has_quaternion = false;
+
+  template <class S>
+  static Vector3<S> unit_axis(const Vector3<S>& runtime_axis) {
+    if constexpr (Axis < 0) return runtime_axis;
+    else return Vector3<S>::Unit(Axis);
+  }
+
+  /// X_J(q): body frame in joint frame.
+  template <class S, class Q>
+  static Transform<S> transform(const Vector3<S>& axis, const Q& q) {
+    using std::cos;
+    using std::sin;
+    Transform<S> M;
+    const S qi = q[0];
+    if constexpr (IsRevolute) {
+      if constexpr (Axis < 0) {
+        M.R = axis_angle_rotation<S>(axis, qi);
+      } else {
+        const S c = cos(qi), s = sin(qi);
+        constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
+        M.R(a, a) = c;
+        M.R(a, b) = -s;
+        M.R(b, a) = s;
+        M.R(b, b) = c;
+      }
+    } else {
+      M.p = unit_axis<S>(axis) * qi;
+    }
+    return M;
+  }
+
+  /// Motion subspace S (6 x 1) in the body frame.
+  template <class S>
+  static Eigen::Matrix<S, 6, 1> motion_subspace(const Vector3<S>& axis) {
+    Eigen::Matrix<S, 6, 1> m = Eigen::Matrix<S, 6, 1>::Zero();
+    m.template segment<3>(IsRevolute ? 0 : 3) = unit_axis<S>(axis);
+    return m;
+  }
+
+  /// S q̇
+  template <class S, class V>
+  static Motion<S> motion(const Vector3<S>& axis, const V& v) {
+    Motion<S> m = Motion<S>::Zero();
+    if constexpr (Axis >= 0) m[(IsRevolute ? 0 : 3) + Axis] = v[0];
+    else m.template segment<3>(IsRevolute ? 0 : 3) = axis * v[0];
+    return m;
+  }
+
+  /// Sᵀ F for a 6xN block F (rows of the result: nv = 1).
+  template <class S, class F>
+  static Eigen::Matrix<S, 1, F::ColsAtCompileTime> project(const Vector3<S>& axis, const F& f) {
+    constexpr int off = IsRevolute ? 0 : 3;
+    if constexpr (Axis >= 0) return f.template middleRows<1>(off + Axis);
+    else return axis.transpose() * f.template middleRows<3>(off);
+  }
+
+  /// M S for a 6x6 matrix M (6 x nv).
+  template <class S>
+  static Eigen::Matrix<S, 6, 1> mul_subspace(const Vector3<S>& axis, const Matrix6<S>& M) {
+    constexpr int off = IsRevolute ? 0 : 3;
+    if constexpr (Axis >= 0) return M.col(off + Axis);
+    else return M.template middleCols<3>(off) * axis;
+  }
+
+  template <class S, class Q>
+  static void neutral(Q&& q) { q[0] = S(0); }
+  template <class S, class Q, class V, class Out>
+  static void integrate(const Q& q, const V& v, Out&& out) { out[0] = q[0] + v[0]; }
+  template <class S, class Q0, class Q1, class Out>
+  static void difference(const Q0& q0, const Q1& q1, Out&& out) { out[0] = q1[0] - q0[0]; }
+  template <class S, class Q>
+  static void normalize(Q&&) {}
+  template <class S, class Q>
+  static bool valid(const Q&) { return true; }
+};
+
+using JointRevoluteX = JointAxis<true, 0>;
+using JointRevoluteY = JointAxis<true, 1>;
+using JointRevoluteZ = JointAxis<true, 2>;
+using JointRevolute = JointAxis<true, -1>;
+using JointPrismaticX = JointAxis<false, 0>;
+using JointPrismaticY = JointAxis<false, 1>;
+using JointPrismaticZ = JointAxis<false, 2>;
+using JointPrismatic = JointAxis<false, -1>;
+
+namespace detail {
+template <class S, class Q>
+Eigen::Matrix<S, 4, 1> read_quaternion(const Q& q) {
+  return Eigen::Matrix<S, 4, 1>(q[0], q[1], q[2], q[3]);
+}
+template <class S, class Q>
+bool quaternion_valid(const Q& q) {
+  using std::abs;
+  using std::sqrt;
+  const S n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+  return abs(sqrt(n2) - S(1)) <= quaternion_norm_tolerance<S>();  // false for NaN too
+}
+template <class S, class Q>
+void quaternion_normalize(Q&& q) {
+  using std::sqrt;
+  const S n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n > S(0)) {
+    for (int k = 0; k < 4; ++k) q[k] /= n;
+  } else {
+    q[0] = S(1);
+    q[1] = q[2] = q[3] = S(0);
+  }
+}
+}  // namespace detail
+
+/// Ball joint: q = quaternion (w, x, y, z) of the body in the joint frame; v = ω (body frame).
+struct JointSpherical {
+  static constexpr int nq = 4;
+  static constexpr int nv = 3;
+  static constexpr bool has_quaternion = true;
+
+  template <class S, class Q>
+  static Transform<S> transform(const Vector3<S>&, const Q& q) {
+    Transform<S> M;
+    M.R = quaternion_to_rotation<S>(q[0], q[1], q[2], q[3]);
+    return M;
+  }
+  template <class S>
+  static Eigen::Matrix<S, 6, 3> motion_subspace(const Vector3<S>&) {
+    Eigen::Matrix<S, 6, 3> m = Eigen::Matrix<S, 6, 3>::Zero();
+    m.template topRows<3>().setIdentity();
+    return m;
+  }
+  template <class S, class V>
+  static Motion<S> motion(const Vector3<S>&, const V& v) {
+    Motion<S> m;
+    m << v[0], v[1], v[2], S(0), S(0), S(0);
+    return m;
+  }
+  template <class S, class F>
+  static Eigen::Matrix<S, 3, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) {
+    return f.template topRows<3>();
+  }
+  template <class S>
+  static Eigen::Matrix<S, 6, 3> mul_subspace(const Vector3<S>&, const Matrix6<S>& M) {
+    return M.template leftCols<3>();
+  }
+  template <class S, class Q>
+  static void neutral(Q&& q) {
+    q[0] = S(1);
+    q[1] = q[2] = q[3] = S(0);
+  }
+  template <class S, class Q, class V, class Out>
+  static void integrate(const Q& q, const V& v, Out&& out) {
+    const Eigen::Matrix<S, 4, 1> r =
+        quaternion_multiply<S>(detail::read_quaternion<S>(q), quaternion_exp<S>(Vector3<S>(v[0], v[1], v[2])));
+    for (int k = 0; k < 4; ++k) out[k] = r[k];
+  }
+  template <class S, class Q0, class Q1, class Out>
+  static void difference(const Q0& q0, const Q1& q1, Out&& out) {
+    Eigen::Matrix<S, 4, 1> c = detail::read_quaternion<S>(q0);
+    c.template tail<3>() = -c.template tail<3>();  // conjugate = inverse for unit quaternions
+    const Vector3<S> w = quaternion_log<S>(quaternion_multiply<S>(c, detail::read_quaternion<S>(q1)));
+    for (int k = 0; k < 3; ++k) out[k] = w[k];
+  }
+  template <class S, class Q>
+  static void normalize(Q&& q) { detail::quaternion_normalize<S>(q); }
+  template <class S, class Q>
+  static bool valid(const Q& q) { return detail::quaternion_valid<S>(q); }
+};
+
+/// Six-dof joint of a floating base: q = [p (3); quaternion (w, x, y, z)], v = [ω; v] body frame.
+struct JointFreeFlyer {
+  static constexpr int nq = 7;
+  static constexpr int nv = 6;
+  static constexpr bool has_quaternion = true;
+
+  template <class S, class Q>
+  static Transform<S> transform(const Vector3<S>&, const Q& q) {
+    return Transform<S>(quaternion_to_rotation<S>(q[3], q[4], q[5], q[6]), Vector3<S>(q[0], q[1], q[2]));
+  }
+  template <class S>
+  static Eigen::Matrix<S, 6, 6> motion_subspace(const Vector3<S>&) { return Matrix6<S>::Identity(); }
+  template <class S, class V>
+  static Motion<S> motion(const Vector3<S>&, const V& v) {
+    Motion<S> m;
+    for (int k = 0; k < 6; ++k) m[k] = v[k];
+    return m;
+  }
+  template <class S, class F>
+  static Eigen::Matrix<S, 6, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) { return f; }
+  template <class S>
+  static Matrix6<S> mul_subspace(const Vector3<S>&, const Matrix6<S>& M) { return M; }
+
+  template <class S, class Q>
+  static void neutral(Q&& q) {
+    q[0] = q[1] = q[2] = S(0);
+    q[3] = S(1);
+    q[4] = q[5] = q[6] = S(0);
+  }
+  template <class S, class Q, class V, class Out>
+  static void integrate(const Q& q, const V& v, Out&& out) {
+    const Matrix3<S> R = quaternion_to_rotation<S>(q[3], q[4], q[5], q[6]);
+    const Vector3<S> dp = R * Vector3<S>(v[3], v[4], v[5]);
+    const Eigen::Matrix<S, 4, 1> r = quaternion_multiply<S>(Eigen::Matrix<S, 4, 1>(q[3], q[4], q[5], q[6]),
+                                                            quaternion_exp<S>(Vector3<S>(v[0], v[1], v[2])));
+    for (int k = 0; k < 3; ++k) out[k] = q[k] + dp[k];
+    for (int k = 0; k < 4; ++k) out[3 + k] = r[k];
+  }
+  template <class S, class Q0, class Q1, class Out>
+  static void difference(const Q0& q0, const Q1& q1, Out&& out) {
+    const Matrix3<S> R = quaternion_to_rotation<S>(q0[3], q0[4], q0[5], q0[6]);
+    const Vector3<S> dp = R.transpose() * Vector3<S>(q1[0] - q0[0], q1[1] - q0[1], q1[2] - q0[2]);
+    const Eigen::Matrix<S, 4, 1> c(q0[3], -q0[4], -q0[5], -q0[6]);
+    const Vector3<S> w =
+        quaternion_log<S>(quaternion_multiply<S>(c, Eigen::Matrix<S, 4, 1>(q1[3], q1[4], q1[5], q1[6])));
+    for (int k = 0; k < 3; ++k) out[k] = w[k];
+    for (int k = 0; k < 3; ++k) out[3 + k] = dp[k];
+  }
+  template <class S, class Q>
+  static void normalize(Q&& q) {
+    auto quat = q.template segment<4>(3);
+    detail::quaternion_normalize<S>(quat);
+  }
+  template <class S, class Q>
+  static bool valid(const Q& q) {
+    return detail::quaternion_valid<S>(q.template segment<4>(3));
+  }
+};
+
+}  // namespace talus
