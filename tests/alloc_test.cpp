@@ -28,7 +28,7 @@ TEST(Alloc, NoHeapInAnyAlgorithm) {
   static talus::Data<M> data;  // set-up: static storage, like firmware
   talus::Random rng(5);
   const auto s = random_state(model, rng);
-  talus::ExternalForces<M> fext{};
+  talus::ExternalForces<M> fext = talus::zero_external_forces<M>();
   fext[M::nb - 1] << 0.1, 0.2, 0.3, 1, 2, 3;
   M::TangentVector out, dv;
   M::ConfigVector q1;
@@ -39,7 +39,12 @@ TEST(Alloc, NoHeapInAnyAlgorithm) {
   talus::Force<double> hg;
   talus::Vector3<double> p;
   int failures = 0;
-  auto ok = [&](Status st) { failures += st != Status::ok; };
+  int call = 0, first_failure = -1;
+  auto ok = [&](Status st) {
+    ++call;
+    if (st != Status::ok && first_failure < 0) first_failure = call;
+    failures += st != Status::ok;
+  };
   const std::size_t n = heap_calls([&] {
     for (int rep = 0; rep < 3; ++rep) {
       ok(talus::forward_kinematics(model, data, s.q));
@@ -87,7 +92,7 @@ TEST(Alloc, NoHeapInAnyAlgorithm) {
     }
   });
   EXPECT_EQ(n, 0u) << model_name;
-  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(failures, 0) << "first failing call #" << first_failure;
 }
 
 }  // namespace

@@ -269,9 +269,11 @@ TEST(Consistency, ConfigurationHelpers) {
     ASSERT_EQ(talus::difference(model, s.q, q1, d), Status::ok);
     EXPECT_LT(rel_err(d, v), 1e-12);
     // within limits
-    for (int k = 0; k < M::nq; ++k) {
-      EXPECT_GE(s.q[k], std::max(model.lower_position_limit[k], -3.15));
-      EXPECT_LE(s.q[k], std::min(model.upper_position_limit[k], 3.15));
+    for (int k = 0; k < M::nq; ++k) {  // limits no wider than 2π are kept, wider ones become [−π, π]
+      const double lo = model.lower_position_limit[k], hi = model.upper_position_limit[k];
+      const bool kept = hi - lo <= 2 * M_PI;
+      EXPECT_GE(s.q[k], kept ? lo : -M_PI);
+      EXPECT_LE(s.q[k], kept ? hi : M_PI);
     }
   }
   M::ConfigVector q0;

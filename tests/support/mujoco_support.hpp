@@ -12,15 +12,20 @@
 //   H_talus ≈ Tᵀ M T,  τ ↔ qfrc = T τ,  ddq_talus ≈ from_mujoco_qacc(model, mj, q, v, qacc),
 //   C_talus ≈ from_mujoco_bias(model, mj, q, v, M, bias)   (not Tᵀ bias when there is a free joint)
 //
-// How the URDF reaches MuJoCo 2.2.2 (see load_mujoco in mujoco_support.cpp for details):
-// - a copy without <visual>/<collision> (the meshes are not shipped) and without comments;
+// How the URDF reaches MuJoCo 2.2.2 (details and reasons in mujoco_support.cpp):
+// - a regenerated copy holding only links (name, inertial) and joints: no <visual>/<collision>
+//   (the meshes are not shipped), comments, <gazebo>, <transmission>;
+// - links attached by fixed joints are merged into their parent in the copy (exact sums), as
+//   talus's generator does; so only links that carry a moving joint (plus the floating root)
+//   exist as mj bodies, under their URDF link names, and moving joints keep their URDF names.
+//   A merged link (a foot, a tool flange) is a talus frame: use frame_point_world /
+//   mujoco_frame_jacobian. This also lets anymal_c and talos_reduced load WITHOUT
+//   balanceinertia (their bad inertias are on fixed links), so all five shared robots agree
+//   with talus to rounding (H, C, ddq, J within ~1e-13 relative);
+// - inertias are written in their principal frame (MuJoCo's own diagonalisation is less exact);
+//   <mujoco><compiler fusestatic="true" [balanceinertia="true"]/></mujoco>;
 // - floating base: a link "world" plus a joint "root_joint" type="floating" world -> root link,
 //   which MuJoCo turns into a free joint on the root body;
-// - <mujoco><compiler fusestatic="true" .../></mujoco>: links attached by fixed joints are
-//   merged into their parent body (masses/inertias combined), like talus's generator does; so
-//   only links that carry a moving joint (plus the root of a floating base) exist as mj
-//   bodies, under their URDF link names, and moving joints keep their URDF names. A merged
-//   link (a foot, a tool flange) is a talus frame: use frame_point_world / mujoco_frame_jacobian.
 // - the MuJoCo body frame of a moving body is its URDF link frame (= talus body frame).
 // Velocities: MuJoCo free joint qvel = [v_world (origin of the body); ω_body], talus
 // [ω_body; v_body]; hinge/slide/ball joints agree with talus (ball: ω in the child frame).
@@ -50,13 +55,15 @@ struct MjRobot {
 };
 
 /// Copy of `urdf_text` prepared for MuJoCo (see the file comment). Returns false and fills
-/// err if the text is not a URDF that can be prepared (no <robot>, no root link, ...).
+/// err if the text is not a URDF that can be prepared (no <robot>, not one root link, a joint
+/// naming a missing link, a floating base asked for a URDF that has a "world" link, ...).
 bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, bool balance_inertia,
                              std::string& out, std::string& err);
 
 /// Loads `urdf_path` into out.m / out.d via a temporary prepared copy (deleted afterwards).
 /// On error returns false and fills err (out is left empty). balance_inertia: MuJoCo's
-/// compiler balanceinertia="true", needed for anymal_c and talos_reduced (changes their inertias).
+/// compiler balanceinertia="true" (alters inertias violating A + B >= C; not needed by the
+/// shared robots since fixed links are merged first, and then a no-op on them).
 bool load_mujoco(const std::string& urdf_path, bool floating_base, bool balance_inertia, MjRobot& out,
                  std::string& err);
 

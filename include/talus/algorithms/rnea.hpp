@@ -18,6 +18,12 @@ namespace talus {
 template <class ModelT>
 using ExternalForces = std::array<Force<typename ModelT::Scalar>, ModelT::nb>;
 
+/// All-zero external forces (note: `ExternalForces<M> f{};` leaves Eigen vectors uninitialised).
+template <class ModelT>
+ExternalForces<ModelT> zero_external_forces() {
+  return filled<Force<typename ModelT::Scalar>, ModelT::nb>(Force<typename ModelT::Scalar>::Zero());
+}
+
 namespace detail {
 
 /// Level 0: gravity only (v = q̈ = 0); 1: + velocity (q̈ = 0); 2: full.

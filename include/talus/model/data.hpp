@@ -3,8 +3,9 @@
 /// `Data<Model>`: everything an algorithm writes, sized at compile time, reused every cycle.
 /// One Data per thread of use; algorithms never allocate. Fields are documented with the
 /// algorithm that fills them; reading a field an algorithm has not filled gives the value
-/// of the last call that did (all start zero / identity).
+/// of the last call that did (all start zero, transforms identity).
 #include <talus/model/model.hpp>
+#include <talus/status.hpp>
 
 namespace talus {
 
@@ -20,19 +21,19 @@ struct Data {
   // forward kinematics
   std::array<Transform<S>, nb> liMi{};  ///< body i in its parent body (world for roots)
   std::array<Transform<S>, nb> oMi{};   ///< body i in world
-  std::array<Motion<S>, nb> v{};        ///< spatial velocity of body i, body frame
-  std::array<Motion<S>, nb> a{};        ///< spatial acceleration of body i, body frame (no gravity)
-  std::array<Motion<S>, nb> a_gf{};     ///< RNEA/ABA: a − ᵢX_world [0; g], gravity as a fictitious base acceleration
+  std::array<Motion<S>, nb> v = filled<Motion<S>, nb>(Motion<S>::Zero());        ///< spatial velocity of body i, body frame
+  std::array<Motion<S>, nb> a = filled<Motion<S>, nb>(Motion<S>::Zero());        ///< spatial acceleration of body i, body frame (no gravity)
+  std::array<Motion<S>, nb> a_gf = filled<Motion<S>, nb>(Motion<S>::Zero());     ///< RNEA/ABA: a − ᵢX_world [0; g], gravity as a fictitious base acceleration
 
   // RNEA / ABA
-  std::array<Force<S>, nb> f{};         ///< RNEA: force transmitted by joint i onto body i, body frame
+  std::array<Force<S>, nb> f = filled<Force<S>, nb>(Force<S>::Zero());         ///< RNEA: force transmitted by joint i onto body i, body frame
   TangentVector tau = TangentVector::Zero();   ///< RNEA output (N·m / N)
   TangentVector ddq = TangentVector::Zero();   ///< ABA output
-  std::array<Matrix6<S>, nb> IA{};      ///< ABA: articulated inertia, body frame
-  std::array<Force<S>, nb> pA{};        ///< ABA: bias force, body frame
-  std::array<Motion<S>, nb> c{};        ///< ABA: velocity-product acceleration v × S q̇
+  std::array<Matrix6<S>, nb> IA = filled<Matrix6<S>, nb>(Matrix6<S>::Zero());      ///< ABA: articulated inertia, body frame
+  std::array<Force<S>, nb> pA = filled<Force<S>, nb>(Force<S>::Zero());        ///< ABA: bias force, body frame
+  std::array<Motion<S>, nb> c = filled<Motion<S>, nb>(Motion<S>::Zero());        ///< ABA: velocity-product acceleration v × S q̇
   Eigen::Matrix<S, 6, nv> U = Eigen::Matrix<S, 6, nv>::Zero();  ///< ABA: IA S, by dof
-  std::array<Matrix6<S>, nb> Dinv{};    ///< ABA: (Sᵀ IA S)⁻¹ (top-left nv_i block)
+  std::array<Matrix6<S>, nb> Dinv = filled<Matrix6<S>, nb>(Matrix6<S>::Zero());    ///< ABA: (Sᵀ IA S)⁻¹ (top-left nv_i block)
   TangentVector u = TangentVector::Zero();     ///< ABA: τ − Sᵀ pA
 
   // CRBA

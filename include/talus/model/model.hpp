@@ -48,7 +48,7 @@ struct Model {
   std::array<const char*, nb> body_name{};    ///< URDF link name of each body
   std::array<const char*, nb> joint_name{};   ///< URDF joint name of each body's joint
   std::array<Transform<S>, nb> joint_placement{};  ///< X_T: joint frame in parent body frame
-  std::array<Vector3<S>, nb> axis{};          ///< unit axis (joint frame) of generic-axis joints
+  std::array<Vector3<S>, nb> axis = filled<Vector3<S>, nb>(Vector3<S>::Zero());          ///< unit axis (joint frame) of generic-axis joints
   std::array<Inertia<S>, nb> inertia{};       ///< body inertia in body frame (merged fixed links included)
   std::array<Frame<S>, (NumFrames > 0 ? NumFrames : 1)> frames{};  ///< named frames
 

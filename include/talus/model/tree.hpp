@@ -20,6 +20,14 @@ struct Body {
 template <int I>
 using Index = std::integral_constant<int, I>;
 
+/// std::array<T, N> with every element equal to `value` (Eigen types are not zeroed by `{}`).
+template <class T, std::size_t N>
+constexpr std::array<T, N> filled(const T& value) {
+  std::array<T, N> a{};
+  for (auto& x : a) x = value;
+  return a;
+}
+
 namespace detail {
 template <class F, int... I>
 constexpr void static_for_impl(F& f, std::integer_sequence<int, I...>) {

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Installs what talus needs on a fresh Debian 12 machine (run as root). Idempotent: packages
+# already present are skipped, so a second run costs a second.
+set -euo pipefail
+packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-dev libmujoco-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup-debian: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+echo "setup-debian: all packages present"
