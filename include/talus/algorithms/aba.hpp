@@ -11,13 +11,51 @@
 ///                q̈_i = D_i⁻¹ (u_i − U_iᵀ a'),   a_i = a' + S_i q̈_i
 /// f_ext as in rnea.hpp (body frame). Returns singular if some D_i is not positive definite
 /// (a massless subtree on a joint); q̈ is then zero.
-#include <Eigen/Cholesky>
-
 #include <talus/algorithms/rnea.hpp>
 
 namespace talus {
 
 namespace detail {
+
+/// Inverse of a small symmetric positive definite N x N matrix by Cholesky, plain loops
+/// (fixed trip counts, unrolled for N = 3 and 6; Eigen's LLT would dispatch to blocked kernels).
+/// Returns false if A is not positive definite (Ainv is then garbage-free but meaningless).
+template <class S, int N>
+bool spd_inverse(const Eigen::Matrix<S, N, N>& A, Eigen::Matrix<S, N, N>& Ainv) {
+  using std::sqrt;
+  Eigen::Matrix<S, N, N> L = Eigen::Matrix<S, N, N>::Zero();
+  bool ok = true;
+  for (int j = 0; j < N; ++j) {
+    S d = A(j, j);
+    for (int k = 0; k < j; ++k) d -= L(j, k) * L(j, k);
+    ok = ok && d > S(0);
+    const S ljj = sqrt(d > S(0) ? d : S(1));
+    L(j, j) = ljj;
+    for (int i = j + 1; i < N; ++i) {
+      S v = A(i, j);
+      for (int k = 0; k < j; ++k) v -= L(i, k) * L(j, k);
+      L(i, j) = v / ljj;
+    }
+  }
+  // Ainv = L⁻ᵀ L⁻¹: invert L (lower), then multiply.
+  Eigen::Matrix<S, N, N> Li = Eigen::Matrix<S, N, N>::Zero();
+  for (int j = 0; j < N; ++j) {
+    Li(j, j) = S(1) / L(j, j);
+    for (int i = j + 1; i < N; ++i) {
+      S v = S(0);
+      for (int k = j; k < i; ++k) v -= L(i, k) * Li(k, j);
+      Li(i, j) = v / L(i, i);
+    }
+  }
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j <= i; ++j) {
+      S v = S(0);
+      for (int k = i; k < N; ++k) v += Li(k, i) * Li(k, j);
+      Ainv(i, j) = v;
+      Ainv(j, i) = v;
+    }
+  return ok;
+}
 
 template <bool WithFext, class ModelT, class Q, class V, class T>
 Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const T& tau,
@@ -29,9 +67,7 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     const Vector3<S>& axis = model.axis[I];
-    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(axis, q.template segment<J::nq>(Tree::idx_q[I]));
-    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
-    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    data.liMi[I] = J::template placement<S>(model.joint_placement[I], axis, q.template segment<J::nq>(Tree::idx_q[I]));
     const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
     if constexpr (P < 0) {
       data.v[I] = vJ;
@@ -60,9 +96,7 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
       pd = pd && D(0, 0) > S(0);
       Dinv(0, 0) = S(1) / D(0, 0);
     } else {
-      Eigen::LLT<Eigen::Matrix<S, nvi, nvi>> llt(D);
-      pd = pd && llt.info() == Eigen::Success;
-      Dinv = llt.solve(Eigen::Matrix<S, nvi, nvi>::Identity());
+      pd = pd && detail::spd_inverse<S, nvi>(D, Dinv);
     }
     data.Dinv[I].template topLeftCorner<nvi, nvi>() = Dinv;
     data.u.template segment<nvi>(iv) =
@@ -105,7 +139,7 @@ Status aba_finish(Status s, const Data<ModelT>& data, Out& ddq) {
 
 }  // namespace detail
 
-/// Forward dynamics. Output ddq (nv). Also fills data.liMi, oMi, v, c, IA, pA, U, Dinv, u, a_gf, ddq.
+/// Forward dynamics. Output ddq (nv). Also fills data.liMi, v, c, IA, pA, U, Dinv, u, a_gf, ddq.
 template <class ModelT, class Q, class V, class T, class Out>
 Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
            const Eigen::MatrixBase<T>& tau, Out& ddq) {

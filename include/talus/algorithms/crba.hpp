@@ -3,11 +3,13 @@
 /// Composite rigid-body algorithm: the joint-space inertia matrix H(q) (nv x nv, symmetric,
 /// both triangles filled), kinetic energy T = ½ q̇ᵀ H q̇.
 ///
-///   I^c_i = I_i + Σ_{children j} ⁱX_j* I^c_j ʲX_i       (composite inertia, body frame)
-///   F = I^c_i S_i;   H_ii = S_iᵀ F;   for each ancestor j of i:  F ← ʲX_child* F,  H_ji = S_jᵀ F
-///
-/// Composite inertias stay rigid-body inertias, so they are carried as (m, c, I_c) — cheaper
-/// to transform and add than 6x6 matrices.
+/// World-frame form (as Pinocchio): with s_k the motion subspace column of dof k in world
+/// coordinates (data.J) and Y^c_i the composite inertia of body i's subtree in world
+/// coordinates,
+///   Y^c_i = Y_i + Σ_{children j} Y^c_j     (plain sums: all in one frame)
+///   F = Y^c_i S_i;   H_ki = s_kᵀ F  for k = i's dofs and every ancestor dof of i
+/// Composite inertias are carried as (m, h, I_o) (InertiaSum), which add component-wise.
+/// Fills data.liMi, oMi, J, Yc, H.
 #include <talus/algorithms/kinematics.hpp>
 
 namespace talus {
@@ -20,12 +22,16 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
     data.H.setZero();
     return s;
   }
-  auto& Ic = data.Ic;
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
-    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
-    Ic[I] = model.inertia[I];
+    data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
+    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
+    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    data.J.template middleCols<J::nv>(Tree::idx_v[I]) =
+        J::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+    data.Yc[I] = InertiaSum<S>::from(model.inertia[I], data.oMi[I]);
   });
   static_for_reverse<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
@@ -33,22 +39,16 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
     using J = typename Tree::template Joint<I>;
     constexpr int nvi = J::nv;
     constexpr int iv = Tree::idx_v[I];
-    if constexpr (P >= 0) Ic[P] = Ic[P] + Ic[I].transformed(data.liMi[I]);
+    if constexpr (P >= 0) data.Yc[P] += data.Yc[I];
     Eigen::Matrix<S, 6, nvi> F;
-    if constexpr (nvi == 1) F = Ic[I] * J::template motion_subspace<S>(model.axis[I]);
-    else F = J::template mul_subspace<S>(model.axis[I], Ic[I].matrix());
-    data.H.template block<nvi, nvi>(iv, iv) = J::template project<S>(model.axis[I], F);
-    // Walk up the ancestors, carrying F into each ancestor's frame.
-    int child = I;
-    for_each_ancestor<Tree, I>([&](auto a) {
-      constexpr int A = decltype(a)::value;
-      using JA = typename Tree::template Joint<A>;
-      F = data.liMi[child].act_force_cols(F);
-      child = A;
-      const Eigen::Matrix<S, JA::nv, nvi> HAi = JA::template project<S>(model.axis[A], F);
-      data.H.template block<JA::nv, nvi>(Tree::idx_v[A], iv) = HAi;
-      data.H.template block<nvi, JA::nv>(iv, Tree::idx_v[A]) = HAi.transpose();
-    });
+    for (int k = 0; k < nvi; ++k) F.col(k) = data.Yc[I] * Motion<S>(data.J.col(iv + k));
+    // this joint's block, then every ancestor dof (the λ chain above the first dof of i)
+    data.H.template block<nvi, nvi>(iv, iv).noalias() = data.J.template middleCols<nvi>(iv).transpose() * F;
+    for (int k = Tree::dof_parent[iv]; k >= 0; k = Tree::dof_parent[k]) {
+      const Eigen::Matrix<S, 1, nvi> Hki = data.J.col(k).transpose() * F;
+      data.H.template block<1, nvi>(k, iv) = Hki;
+      data.H.template block<nvi, 1>(iv, k) = Hki.transpose();
+    }
   });
   return Status::ok;
 }

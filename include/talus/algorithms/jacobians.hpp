@@ -23,7 +23,7 @@ Status compute_joint_jacobians(const ModelT& model, Data<ModelT>& data, const Ei
     constexpr int I = decltype(i)::value;
     using Jt = typename Tree::template Joint<I>;
     data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) =
-        data.oMi[I].act_motion_cols(Jt::template motion_subspace<S>(model.axis[I]));
+        Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
   });
   return Status::ok;
 }

@@ -31,7 +31,7 @@ inline void kinematics_pass(const ModelT& model, Data<ModelT>& data, const Q& q,
     constexpr int I = decltype(i)::value;
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
-    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
+    data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
     if constexpr (P < 0) data.oMi[I] = data.liMi[I];
     else data.oMi[I] = data.oMi[P] * data.liMi[I];
     if constexpr (Level >= 1) {

@@ -39,9 +39,7 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     const Vector3<S>& axis = model.axis[I];
-    data.liMi[I] = model.joint_placement[I] * J::template transform<S>(axis, q.template segment<J::nq>(Tree::idx_q[I]));
-    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
-    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    data.liMi[I] = J::template placement<S>(model.joint_placement[I], axis, q.template segment<J::nq>(Tree::idx_q[I]));
     const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
     data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
     if constexpr (Level >= 1) {
@@ -77,7 +75,7 @@ Status rnea_finish(Status s, const Data<ModelT>& data, Out& tau) {
 
 }  // namespace detail
 
-/// Inverse dynamics: τ = H q̈ + C. Output tau (nv). Also fills data.liMi, oMi, v, a_gf, f, tau.
+/// Inverse dynamics: τ = H q̈ + C. Output tau (nv). Also fills data.liMi, v, a_gf, f, tau.
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, Out& tau) {

@@ -23,12 +23,12 @@ struct Inertia {
   static Inertia Zero() { return Inertia(); }
 
   /// Momentum of the body moving with spatial velocity v: h = I v (force-type vector).
-  Force<S> operator*(const Motion<S>& v) const {
+  TALUS_INLINE Force<S> operator*(const Motion<S>& v) const {
     Force<S> h;
     const Vector3<S> w = v.template head<3>();
-    const Vector3<S> lin = mass * (v.template tail<3>() - com.cross(w));  // m (v + ω × c)
+    const Vector3<S> lin = mass * (v.template tail<3>() - cross<S>(com, w));  // m (v + ω × c)
     h.template tail<3>() = lin;
-    h.template head<3>() = I_c * w + com.cross(lin);
+    h.template head<3>() = mul<S>(I_c, w) + cross<S>(com, lin);
     return h;
   }
 
@@ -39,13 +39,24 @@ struct Inertia {
   }
 
   /// The 6x6 matrix (see file comment).
-  Matrix6<S> matrix() const {
+  TALUS_INLINE Matrix6<S> matrix() const {
     Matrix6<S> M;
-    const Matrix3<S> cx = skew<S>(com);
-    M.template topLeftCorner<3, 3>() = I_c - mass * cx * cx;
-    M.template topRightCorner<3, 3>() = mass * cx;
-    M.template bottomLeftCorner<3, 3>() = -mass * cx;
-    M.template bottomRightCorner<3, 3>() = mass * Matrix3<S>::Identity();
+    const S m = mass, x = com[0], y = com[1], z = com[2];
+    const S mx = m * x, my = m * y, mz = m * z;
+    // I_c − m [c]×[c]× = I_c + m (|c|² 1 − c cᵀ)
+    M(0, 0) = I_c(0, 0) + my * y + mz * z;
+    M(1, 1) = I_c(1, 1) + mx * x + mz * z;
+    M(2, 2) = I_c(2, 2) + mx * x + my * y;
+    M(0, 1) = M(1, 0) = I_c(0, 1) - mx * y;
+    M(0, 2) = M(2, 0) = I_c(0, 2) - mx * z;
+    M(1, 2) = M(2, 1) = I_c(1, 2) - my * z;
+    // m [c]× and its transpose −m [c]×
+    M(0, 3) = S(0), M(0, 4) = -mz, M(0, 5) = my;
+    M(1, 3) = mz, M(1, 4) = S(0), M(1, 5) = -mx;
+    M(2, 3) = -my, M(2, 4) = mx, M(2, 5) = S(0);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) M(3 + j, i) = M(i, 3 + j);
+    M.template bottomRightCorner<3, 3>() = m * Matrix3<S>::Identity();
     return M;
   }
 
@@ -70,20 +81,98 @@ struct Inertia {
   Inertia<T> cast() const { return Inertia<T>(T(mass), com.template cast<T>(), I_c.template cast<T>()); }
 };
 
+/// Spatial inertia held as (m, h = m c, I_o = inertia about the frame origin): the form in
+/// which inertias expressed in one common frame add by plain addition (composite bodies in
+/// CRBA, subtree inertias). Same 6x6 matrix as Inertia: [I_o  [h]×; −[h]×  m 1].
+template <class S>
+struct InertiaSum {
+  S mass = S(0);
+  Vector3<S> h = Vector3<S>::Zero();
+  Matrix3<S> I_o = Matrix3<S>::Zero();
+
+  /// Inertia Y (expressed in frame b) re-expressed in frame a, given aMb.
+  TALUS_INLINE static InertiaSum from(const Inertia<S>& Y, const Transform<S>& aMb) {
+    InertiaSum r;
+    const Matrix3<S>& R = aMb.R;
+    const Vector3<S> c = aMb.act_point(Y.com);
+    const S m = Y.mass;
+    r.mass = m;
+    r.h = m * c;
+    // R I_c Rᵀ (symmetric: 6 entries) + m (|c|² 1 − c cᵀ), written out
+    Matrix3<S> RI;
+    RI.col(0) = mul<S>(R, Y.I_c.col(0));
+    RI.col(1) = mul<S>(R, Y.I_c.col(1));
+    RI.col(2) = mul<S>(R, Y.I_c.col(2));
+    const S c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    for (int a = 0; a < 3; ++a)
+      for (int b = a; b < 3; ++b) {
+        const S v = RI(a, 0) * R(b, 0) + RI(a, 1) * R(b, 1) + RI(a, 2) * R(b, 2) + m * ((a == b ? c2 : S(0)) - c[a] * c[b]);
+        r.I_o(a, b) = v;
+        r.I_o(b, a) = v;
+      }
+    return r;
+  }
+  TALUS_INLINE InertiaSum& operator+=(const InertiaSum& o) {
+    mass += o.mass;
+    h += o.h;
+    I_o += o.I_o;
+    return *this;
+  }
+  /// Momentum I v of a motion v expressed in the same frame.
+  TALUS_INLINE Force<S> operator*(const Motion<S>& v) const {
+    const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
+    Force<S> f;
+    f.template head<3>() = mul<S>(I_o, w) + cross<S>(h, vl);
+    f.template tail<3>() = mass * vl - cross<S>(h, w);
+    return f;
+  }
+  /// Back to (m, c, I_c) form.
+  Inertia<S> inertia() const {
+    if (!(mass > S(0))) return Inertia<S>(S(0), Vector3<S>::Zero(), I_o);
+    const Vector3<S> c = h / mass;
+    return Inertia<S>(mass, c, I_o - mass * (c.squaredNorm() * Matrix3<S>::Identity() - c * c.transpose()));
+  }
+};
+
+namespace detail {
+/// R M Rᵀ, written out (Eigen's chained 3x3 products do not inline in the unrolled passes).
+template <class S, class Mat>
+TALUS_INLINE Matrix3<S> congruence(const Matrix3<S>& R, const Mat& M) {
+  Matrix3<S> RM, out;
+  RM.col(0) = mul<S>(R, Vector3<S>(M.col(0)));
+  RM.col(1) = mul<S>(R, Vector3<S>(M.col(1)));
+  RM.col(2) = mul<S>(R, Vector3<S>(M.col(2)));
+  // out = RM Rᵀ: column j is RM · (row j of R)
+  for (int j = 0; j < 3; ++j) out.col(j) = mul<S>(RM, Vector3<S>(R.row(j).transpose()));
+  return out;
+}
+/// [p]× X, column by column.
+template <class S>
+TALUS_INLINE Matrix3<S> cross_columns(const Vector3<S>& p, const Matrix3<S>& X) {
+  Matrix3<S> out;
+  for (int j = 0; j < 3; ++j) out.col(j) = cross<S>(p, Vector3<S>(X.col(j)));
+  return out;
+}
+}  // namespace detail
+
 /// A 6x6 symmetric spatial inertia (composite or articulated) expressed in b, re-expressed
-/// in a given aMb:  ᵃX_b* I ᵇX_a. Done with 3x3 blocks, about 1/3 the work of 6x6 products.
+/// in a given aMb:  ᵃX_b* I ᵇX_a. Done with 3x3 blocks (rotate, then shift by p):
+///   A' = R A Rᵀ,  B' = R B Rᵀ,  C' = R C Rᵀ;   D = B' + [p]× C'
+///   result = [ A' + [p]× B'ᵀ − D [p]×   D ]
+///            [ Dᵀ                        C' ]
 template <class S>
 inline Matrix6<S> transform_inertia_matrix(const Transform<S>& aMb, const Matrix6<S>& I) {
   const Matrix3<S>& R = aMb.R;
-  const Matrix3<S> A = R * I.template topLeftCorner<3, 3>() * R.transpose();
-  const Matrix3<S> B = R * I.template topRightCorner<3, 3>() * R.transpose();
-  const Matrix3<S> C = R * I.template bottomRightCorner<3, 3>() * R.transpose();
-  const Matrix3<S> px = skew<S>(aMb.p);
-  const Matrix3<S> D = B + px * C;  // top-right block after translation
+  const Matrix3<S> A = detail::congruence<S>(R, I.template topLeftCorner<3, 3>());
+  const Matrix3<S> B = detail::congruence<S>(R, I.template topRightCorner<3, 3>());
+  const Matrix3<S> C = detail::congruence<S>(R, I.template bottomRightCorner<3, 3>());
+  const Matrix3<S> D = B + detail::cross_columns<S>(aMb.p, C);
+  // − D [p]× = ([p]× Dᵀ)ᵀ
+  const Matrix3<S> Dt = D.transpose(), Bt = B.transpose();
   Matrix6<S> out;
-  out.template topLeftCorner<3, 3>() = A + px * B.transpose() - D * px;
+  out.template topLeftCorner<3, 3>() = A + detail::cross_columns<S>(aMb.p, Bt) + detail::cross_columns<S>(aMb.p, Dt).transpose();
   out.template topRightCorner<3, 3>() = D;
-  out.template bottomLeftCorner<3, 3>() = D.transpose();
+  out.template bottomLeftCorner<3, 3>() = Dt;
   out.template bottomRightCorner<3, 3>() = C;
   return out;
 }

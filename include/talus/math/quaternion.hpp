@@ -52,8 +52,9 @@ inline Eigen::Matrix<S, 4, 1> quaternion_exp(const Vector3<S>& omega) {
     c = S(1) - t2 / S(8);
     k = S(0.5) - t2 / S(48);
   } else {
-    c = cos(t / S(2));
-    k = sin(t / S(2)) / t;
+    S sh;
+    sincos(t / S(2), sh, c);
+    k = sh / t;
   }
   Eigen::Matrix<S, 4, 1> q;
   q << c, k * omega.x(), k * omega.y(), k * omega.z();

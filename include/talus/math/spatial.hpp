@@ -13,6 +13,15 @@
 #include <Eigen/Core>
 #include <Eigen/Geometry>  // cross products
 
+/// Forces inlining of the small spatial-algebra operations: the algorithms unroll over the
+/// bodies at compile time into one large function, where GCC's inliner would otherwise give up
+/// and leave a call (with 6-vectors passed through memory) for every cross product.
+#if defined(__GNUC__) || defined(__clang__)
+#define TALUS_INLINE __attribute__((always_inline)) inline
+#else
+#define TALUS_INLINE inline
+#endif
+
 namespace talus {
 
 template <class S> using Vector3 = Eigen::Matrix<S, 3, 1>;
@@ -24,31 +33,51 @@ template <class S> using Force = Vector6<S>;   ///< [n; f]
 
 /// [a]×: the 3x3 matrix with [a]× b = a × b.
 template <class S>
-inline Matrix3<S> skew(const Vector3<S>& a) {
+TALUS_INLINE Matrix3<S> skew(const Vector3<S>& a) {
   Matrix3<S> m;
   m << S(0), -a.z(), a.y(), a.z(), S(0), -a.x(), -a.y(), a.x(), S(0);
   return m;
 }
 
+/// R x, written out: Eigen's 3x3 products do not always inline inside the unrolled algorithms.
+template <class S>
+TALUS_INLINE Vector3<S> mul(const Matrix3<S>& R, const Vector3<S>& x) {
+  return Vector3<S>(R(0, 0) * x[0] + R(0, 1) * x[1] + R(0, 2) * x[2],
+                    R(1, 0) * x[0] + R(1, 1) * x[1] + R(1, 2) * x[2],
+                    R(2, 0) * x[0] + R(2, 1) * x[1] + R(2, 2) * x[2]);
+}
+/// Rᵀ x, written out.
+template <class S>
+TALUS_INLINE Vector3<S> mul_transpose(const Matrix3<S>& R, const Vector3<S>& x) {
+  return Vector3<S>(R(0, 0) * x[0] + R(1, 0) * x[1] + R(2, 0) * x[2],
+                    R(0, 1) * x[0] + R(1, 1) * x[1] + R(2, 1) * x[2],
+                    R(0, 2) * x[0] + R(1, 2) * x[1] + R(2, 2) * x[2]);
+}
+/// a × b, written out.
+template <class S>
+TALUS_INLINE Vector3<S> cross(const Vector3<S>& a, const Vector3<S>& b) {
+  return Vector3<S>(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
+}
+
 /// v ×  m  (motion cross product, Featherstone crm(v) m).
 template <class S>
-inline Motion<S> cross_motion(const Motion<S>& v, const Motion<S>& m) {
+TALUS_INLINE Motion<S> cross_motion(const Motion<S>& v, const Motion<S>& m) {
   Motion<S> r;
   const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
   const Vector3<S> mw = m.template head<3>(), mv = m.template tail<3>();
-  r.template head<3>() = w.cross(mw);
-  r.template tail<3>() = w.cross(mv) + vl.cross(mw);
+  r.template head<3>() = cross<S>(w, mw);
+  r.template tail<3>() = cross<S>(w, mv) + cross<S>(vl, mw);
   return r;
 }
 
 /// v ×* f  (force cross product, Featherstone crf(v) f).
 template <class S>
-inline Force<S> cross_force(const Motion<S>& v, const Force<S>& f) {
+TALUS_INLINE Force<S> cross_force(const Motion<S>& v, const Force<S>& f) {
   Force<S> r;
   const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
   const Vector3<S> n = f.template head<3>(), fl = f.template tail<3>();
-  r.template head<3>() = w.cross(n) + vl.cross(fl);
-  r.template tail<3>() = w.cross(fl);
+  r.template head<3>() = cross<S>(w, n) + cross<S>(vl, fl);
+  r.template tail<3>() = cross<S>(w, fl);
   return r;
 }
 

@@ -7,6 +7,7 @@
 /// It maps coordinates of a point from b to a:  x_a = R x_b + p.
 /// In Featherstone's notation aMb.act_motion is the Plücker transform  ᵃX_b  and
 /// aMb.inverse_act_motion is  ᵇX_a ;  act_force is  ᵃX_b*  (forces, b → a).
+#include <talus/math/sincos.hpp>
 #include <talus/math/spatial.hpp>
 
 namespace talus {
@@ -21,41 +22,52 @@ struct Transform {
   static Transform Identity() { return Transform(); }
 
   /// aMb * bMc = aMc
-  Transform operator*(const Transform& bMc) const { return Transform(R * bMc.R, R * bMc.p + p); }
+  TALUS_INLINE Transform operator*(const Transform& bMc) const {
+    Transform r;
+    r.R.col(0) = mul<S>(R, bMc.R.col(0));
+    r.R.col(1) = mul<S>(R, bMc.R.col(1));
+    r.R.col(2) = mul<S>(R, bMc.R.col(2));
+    r.p = mul<S>(R, bMc.p) + p;
+    return r;
+  }
   /// aMb⁻¹ = bMa
-  Transform inverse() const { return Transform(R.transpose(), -(R.transpose() * p)); }
+  TALUS_INLINE Transform inverse() const { return Transform(R.transpose(), -(R.transpose() * p)); }
 
   /// point: b coordinates → a coordinates
-  Vector3<S> act_point(const Vector3<S>& x) const { return R * x + p; }
+  TALUS_INLINE Vector3<S> act_point(const Vector3<S>& x) const { return mul<S>(R, x) + p; }
   /// point: a coordinates → b coordinates
-  Vector3<S> inverse_act_point(const Vector3<S>& x) const { return R.transpose() * (x - p); }
+  TALUS_INLINE Vector3<S> inverse_act_point(const Vector3<S>& x) const { return mul_transpose<S>(R, x - p); }
 
   /// motion vector: b → a  (ᵃX_b m)
-  Motion<S> act_motion(const Motion<S>& m) const {
+  TALUS_INLINE Motion<S> act_motion(const Motion<S>& m) const {
     Motion<S> r;
-    r.template head<3>() = R * m.template head<3>();
-    r.template tail<3>() = R * m.template tail<3>() + p.cross(r.template head<3>());
+    const Vector3<S> w = mul<S>(R, m.template head<3>());
+    r.template head<3>() = w;
+    r.template tail<3>() = mul<S>(R, m.template tail<3>()) + cross<S>(p, w);
     return r;
   }
   /// motion vector: a → b  (ᵇX_a m)
-  Motion<S> inverse_act_motion(const Motion<S>& m) const {
+  TALUS_INLINE Motion<S> inverse_act_motion(const Motion<S>& m) const {
     Motion<S> r;
-    r.template head<3>() = R.transpose() * m.template head<3>();
-    r.template tail<3>() = R.transpose() * (m.template tail<3>() - p.cross(m.template head<3>()));
+    const Vector3<S> w = m.template head<3>();
+    r.template head<3>() = mul_transpose<S>(R, w);
+    r.template tail<3>() = mul_transpose<S>(R, Vector3<S>(m.template tail<3>() - cross<S>(p, w)));
     return r;
   }
   /// force vector: b → a  (ᵃX_b* f)
-  Force<S> act_force(const Force<S>& f) const {
+  TALUS_INLINE Force<S> act_force(const Force<S>& f) const {
     Force<S> r;
-    r.template tail<3>() = R * f.template tail<3>();
-    r.template head<3>() = R * f.template head<3>() + p.cross(r.template tail<3>());
+    const Vector3<S> fl = mul<S>(R, f.template tail<3>());
+    r.template tail<3>() = fl;
+    r.template head<3>() = mul<S>(R, f.template head<3>()) + cross<S>(p, fl);
     return r;
   }
   /// force vector: a → b  (ᵇX_a* f)
-  Force<S> inverse_act_force(const Force<S>& f) const {
+  TALUS_INLINE Force<S> inverse_act_force(const Force<S>& f) const {
     Force<S> r;
-    r.template tail<3>() = R.transpose() * f.template tail<3>();
-    r.template head<3>() = R.transpose() * (f.template head<3>() - p.cross(f.template tail<3>()));
+    const Vector3<S> fl = f.template tail<3>();
+    r.template tail<3>() = mul_transpose<S>(R, fl);
+    r.template head<3>() = mul_transpose<S>(R, Vector3<S>(f.template head<3>() - cross<S>(p, fl)));
     return r;
   }
 
@@ -94,9 +106,9 @@ struct Transform {
 /// Rotation about a unit axis by angle (rad), right-handed.
 template <class S>
 inline Matrix3<S> axis_angle_rotation(const Vector3<S>& axis, S angle) {
-  using std::cos;
-  using std::sin;
-  const S c = cos(angle), s = sin(angle), t = S(1) - c;
+  S s, c;
+  sincos(angle, s, c);
+  const S t = S(1) - c;
   const S x = axis.x(), y = axis.y(), z = axis.z();
   Matrix3<S> R;
   R << t * x * x + c, t * x * y - s * z, t * x * z + s * y,

@@ -37,7 +37,7 @@ struct Data {
   TangentVector u = TangentVector::Zero();     ///< ABA: τ − Sᵀ pA
 
   // CRBA
-  std::array<Inertia<S>, nb> Ic{};      ///< CRBA: composite rigid-body inertia of the subtree, body frame
+  std::array<InertiaSum<S>, nb> Yc{};   ///< CRBA: composite rigid-body inertia of the subtree, world frame
   MatrixNV H = MatrixNV::Zero();        ///< joint-space inertia matrix (full, symmetric)
 
   // Sparse factorization H = Lᵀ L (lower triangle of L used)

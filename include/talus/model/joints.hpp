@@ -26,6 +26,7 @@
 #include <type_traits>
 
 #include <talus/math/quaternion.hpp>
+#include <talus/math/sincos.hpp>
 
 namespace talus {
 
@@ -56,7 +57,8 @@ struct JointAxis {
       if constexpr (Axis < 0) {
         M.R = axis_angle_rotation<S>(axis, qi);
       } else {
-        const S c = cos(qi), s = sin(qi);
+        S s, c;
+        sincos(qi, s, c);
         constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
         M.R(a, a) = c;
         M.R(a, b) = -s;
@@ -69,6 +71,46 @@ struct JointAxis {
     return M;
   }
 
+  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T.
+  /// Axis-aligned joints touch two columns of R (revolute) or p only (prismatic).
+  template <class S, class Q>
+  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
+    using std::cos;
+    using std::sin;
+    if constexpr (Axis < 0) {
+      return XT * transform<S>(axis, q);
+    } else if constexpr (IsRevolute) {
+      S s, c;
+      sincos(S(q[0]), s, c);
+      constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
+      Transform<S> M;
+      M.R.col(Axis) = XT.R.col(Axis);
+      M.R.col(a) = c * XT.R.col(a) + s * XT.R.col(b);
+      M.R.col(b) = c * XT.R.col(b) - s * XT.R.col(a);
+      M.p = XT.p;
+      return M;
+    } else {
+      return Transform<S>(XT.R, XT.p + XT.R.col(Axis) * q[0]);
+    }
+  }
+
+  /// S expressed in frame a, given aMbody (one Jacobian column).
+  template <class S>
+  TALUS_INLINE static Eigen::Matrix<S, 6, 1> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
+    Eigen::Matrix<S, 6, 1> m;
+    Vector3<S> u;
+    if constexpr (Axis >= 0) u = aM.R.col(Axis);
+    else u = mul<S>(aM.R, axis);
+    if constexpr (IsRevolute) {
+      m.template head<3>() = u;
+      m.template tail<3>() = cross<S>(aM.p, u);
+    } else {
+      m.template head<3>().setZero();
+      m.template tail<3>() = u;
+    }
+    return m;
+  }
+
   /// Motion subspace S (6 x 1) in the body frame.
   template <class S>
   static Eigen::Matrix<S, 6, 1> motion_subspace(const Vector3<S>& axis) {
@@ -79,7 +121,7 @@ struct JointAxis {
 
   /// S q̇
   template <class S, class V>
-  static Motion<S> motion(const Vector3<S>& axis, const V& v) {
+  TALUS_INLINE static Motion<S> motion(const Vector3<S>& axis, const V& v) {
     Motion<S> m = Motion<S>::Zero();
     if constexpr (Axis >= 0) m[(IsRevolute ? 0 : 3) + Axis] = v[0];
     else m.template segment<3>(IsRevolute ? 0 : 3) = axis * v[0];
@@ -88,7 +130,7 @@ struct JointAxis {
 
   /// Sᵀ F for a 6xN block F (rows of the result: nv = 1).
   template <class S, class F>
-  static Eigen::Matrix<S, 1, F::ColsAtCompileTime> project(const Vector3<S>& axis, const F& f) {
+  TALUS_INLINE static Eigen::Matrix<S, 1, F::ColsAtCompileTime> project(const Vector3<S>& axis, const F& f) {
     constexpr int off = IsRevolute ? 0 : 3;
     if constexpr (Axis >= 0) return f.template middleRows<1>(off + Axis);
     else return axis.transpose() * f.template middleRows<3>(off);
@@ -160,6 +202,14 @@ struct JointSpherical {
     M.R = quaternion_to_rotation<S>(q[0], q[1], q[2], q[3]);
     return M;
   }
+  template <class S, class Q>
+  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
+    return XT * transform<S>(axis, q);
+  }
+  template <class S>
+  static Eigen::Matrix<S, 6, 3> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
+    return aM.act_motion_cols(motion_subspace<S>(axis));
+  }
   template <class S>
   static Eigen::Matrix<S, 6, 3> motion_subspace(const Vector3<S>&) {
     Eigen::Matrix<S, 6, 3> m = Eigen::Matrix<S, 6, 3>::Zero();
@@ -167,7 +217,7 @@ struct JointSpherical {
     return m;
   }
   template <class S, class V>
-  static Motion<S> motion(const Vector3<S>&, const V& v) {
+  TALUS_INLINE static Motion<S> motion(const Vector3<S>&, const V& v) {
     Motion<S> m;
     m << v[0], v[1], v[2], S(0), S(0), S(0);
     return m;
@@ -214,10 +264,18 @@ struct JointFreeFlyer {
   static Transform<S> transform(const Vector3<S>&, const Q& q) {
     return Transform<S>(quaternion_to_rotation<S>(q[3], q[4], q[5], q[6]), Vector3<S>(q[0], q[1], q[2]));
   }
+  template <class S, class Q>
+  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
+    return XT * transform<S>(axis, q);
+  }
   template <class S>
   static Eigen::Matrix<S, 6, 6> motion_subspace(const Vector3<S>&) { return Matrix6<S>::Identity(); }
+  template <class S>
+  static Eigen::Matrix<S, 6, 6> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
+    return aM.act_motion_cols(motion_subspace<S>(axis));
+  }
   template <class S, class V>
-  static Motion<S> motion(const Vector3<S>&, const V& v) {
+  TALUS_INLINE static Motion<S> motion(const Vector3<S>&, const V& v) {
     Motion<S> m;
     for (int k = 0; k < 6; ++k) m[k] = v[k];
     return m;
