@@ -11,12 +11,12 @@
 //   J_talus = J_mj T (local_world_aligned frame Jacobian, [angular; linear]).
 // Errors are max|talus − MuJoCo| / max(1, max|MuJoCo|), required ≤ 1e-9.
 //
-// anymal_c and talos_reduced (TALUS_TEST_REFERENCE_BALANCED): MuJoCo only loads them with
-// balanceinertia="true", which changes the inertias of the links that break the triangle
-// inequality. For those two, the test first copies MuJoCo's (balanced) body inertias into the
-// talus model — mass, center of mass and rotational inertia per body — and then compares
-// everything else exactly. It also reports how far the balanced inertias are from the URDF's.
-// Their URDF inertia parsing is covered by solo12, ur5 and panda, which load as they are.
+// How MuJoCo gets the URDF (support/mujoco_support.cpp): a copy without visuals/collisions
+// in which the test harness itself merges fixed-joint links into their parents (its own code,
+// not talus's generator). MuJoCo 2.2 checks the triangle inequality of every link's inertia
+// before it would merge fixed links, and anymal_c and talos_reduced have fixed links
+// (cameras, a hatch, gripper motors) that fail it; merged first, every body passes, so no
+// robot needs balanceinertia and all are compared with the URDF's own inertias.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -31,11 +31,6 @@ using namespace talus_test;
 using talus::Status;
 using M = TestModel;
 
-#if defined(TALUS_TEST_REFERENCE_BALANCED)
-constexpr bool kBalanced = true;
-#else
-constexpr bool kBalanced = false;
-#endif
 
 std::string urdf_path() {
   const std::string name = model_name;
@@ -50,41 +45,20 @@ std::string urdf_path() {
 
 constexpr bool floating_base() { return M::Tree::joint_nq[0] == 7; }
 
-/// Copies MuJoCo's body inertias into the talus model; returns the largest relative change.
-double take_mujoco_inertias(M& model, const MjRobot& mj) {
-  double worst = 0;
-  for (int i = 0; i < M::nb; ++i) {
-    const int b = mj.body_mj_id[i];
-    const mjtNum* iq = mj.m->body_iquat + 4 * b;
-    const Eigen::Matrix3d R = talus::quaternion_to_rotation<double>(iq[0], iq[1], iq[2], iq[3]);
-    const Eigen::Vector3d d(mj.m->body_inertia[3 * b], mj.m->body_inertia[3 * b + 1], mj.m->body_inertia[3 * b + 2]);
-    const talus::Inertia<double> Y(mj.m->body_mass[b], Eigen::Vector3d(mj.m->body_ipos + 3 * b),
-                                   R * d.asDiagonal() * R.transpose());
-    worst = std::max(worst, (Y.I_c - model.inertia[i].I_c).norm() / std::max(1e-12, model.inertia[i].I_c.norm()));
-    model.inertia[i] = Y;
-  }
-  return worst;
-}
-
 class Reference : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string err;
-    ASSERT_TRUE(load_mujoco(urdf_path(), floating_base(), kBalanced, mj, err)) << err;
+    ASSERT_TRUE(load_mujoco(urdf_path(), floating_base(), /*balance_inertia=*/false, mj, err)) << err;
     ASSERT_TRUE(bind_names(model, mj, err)) << err;
-    if (kBalanced) {
-      const double change = take_mujoco_inertias(model, mj);
-      std::printf("[%s] balanceinertia: largest relative change of a body's rotational inertia %.3g "
-                  "(MuJoCo's balanced inertias are used on both sides)\n", model_name, change);
-    } else {
-      // the talus model must hold the URDF's inertias exactly as MuJoCo read them
-      double worst = 0;
-      for (int i = 0; i < M::nb; ++i) {
-        const int b = mj.body_mj_id[i];
-        worst = std::max(worst, std::abs(mj.m->body_mass[b] - model.inertia[i].mass));
-      }
-      EXPECT_LT(worst, 1e-12) << "body masses differ from MuJoCo's";
+    // the talus model holds the URDF's inertias exactly as MuJoCo read them
+    double worst = 0;
+    for (int i = 0; i < M::nb; ++i) {
+      const int b = mj.body_mj_id[i];
+      worst = std::max(worst, std::abs(mj.m->body_mass[b] - model.inertia[i].mass));
+      worst = std::max(worst, (Eigen::Vector3d(mj.m->body_ipos + 3 * b) - model.inertia[i].com).norm());
     }
+    EXPECT_LT(worst, 1e-12) << "body masses or centers of mass differ from MuJoCo's";
   }
   M model = test_model();
   MjRobot mj;

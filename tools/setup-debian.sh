@@ -2,7 +2,10 @@
 # Installs what talus needs on a fresh Debian 12 machine (run as root). Idempotent: packages
 # already present are skipped, so a second run costs a second.
 set -euo pipefail
-packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-dev libmujoco-dev)
+packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-dev libmujoco-dev
+  # cross targets (about 3 GB, most of it libstdc++ for arm-none-eabi) and their emulators
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
+  qemu-system-arm qemu-user g++-aarch64-linux-gnu)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -43,6 +43,7 @@ TALUS_INLINE void sincos(double x, double& s, double& c) {
   constexpr double pio2_1 = 1.57079632673412561417e+00;   // first 33 bits of π/2
   constexpr double pio2_2 = 6.07710050630396597660e-11;   // next 33 bits
   constexpr double pio2_3 = 2.02226624871116645580e-21;   // next 33 bits
+  constexpr double pio2_3t = 8.47842766036889956997e-32;  // π/2 − pio2_1 − pio2_2 − pio2_3
   constexpr double round_magic = 6755399441055744.0;      // 1.5 · 2^52: adding it rounds to an integer
   const double k = (x * two_over_pi + round_magic) - round_magic;
   // x − k π/2 as head r + tail y; each k·pio2_i is exact for |k| < 2^20.
@@ -51,8 +52,10 @@ TALUS_INLINE void sincos(double x, double& s, double& c) {
   const double r2 = r1 - w1;
   const double t2 = (r1 - r2) - w1;
   const double w2 = k * pio2_3;
-  const double r = r2 - w2;
-  const double y = ((r2 - r) - w2) + t2;
+  const double r3 = r2 - w2;
+  const double t3 = ((r2 - r3) - w2) + t2 - k * pio2_3t;  // rounding errors, and π/2 beyond 99 bits
+  const double r = r3 + t3;
+  const double y = (r3 - r) + t3;
   const double z = r * r;
   const double sr = detail::sin_kernel(r, y, z), cr = detail::cos_kernel(r, y, z);
   const auto n = static_cast<std::int64_t>(k) & 3;

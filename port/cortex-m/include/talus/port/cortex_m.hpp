@@ -1,0 +1,45 @@
+#pragma once
+/// \file cortex_m.hpp
+/// Bare-metal Armv7-M specifics of port/cortex-m (reference boards: QEMU mps2-an500,
+/// Cortex-M7; mps2-an386, Cortex-M4F). Everything a control program needs is in
+/// <talus/rt/port.hpp>; this header is for board bring-up code and tests.
+#include <cstddef>
+#include <cstdint>
+
+/// Core clock that SysTick counts (CLKSOURCE = processor clock). The MPS2 boards run at
+/// 25 MHz; a real board sets this to its core clock (e.g. -DTALUS_CORTEX_M_CORE_HZ=480000000).
+#ifndef TALUS_CORTEX_M_CORE_HZ
+#define TALUS_CORTEX_M_CORE_HZ 25000000u
+#endif
+/// CMSDK APB UART0 of the MPS2 boards.
+#ifndef TALUS_CORTEX_M_UART_BASE
+#define TALUS_CORTEX_M_UART_BASE 0x40004000u
+#endif
+#ifndef TALUS_CORTEX_M_UART_BAUD
+#define TALUS_CORTEX_M_UART_BAUD 115200u
+#endif
+
+namespace talus::port::cortex_m {
+
+inline constexpr std::uint32_t core_hz = TALUS_CORTEX_M_CORE_HZ;
+
+/// True if DWT CYCCNT was found running at init() (real silicon); false under QEMU, where
+/// cycles() falls back to SysTick ticks.
+bool has_cycle_counter();
+
+/// SysTick ticks since init(), extended to 64 bits (the 24-bit counter wraps every
+/// 2^24 / core_hz s; the SysTick interrupt counts the wraps).
+std::uint64_t systick_ticks();
+
+/// CMSDK UART0 (polled, no interrupts).
+void uart_init(std::uint32_t baud);
+void uart_put(std::uint8_t byte);           ///< blocks while the TX buffer is full
+bool uart_get(std::uint8_t& byte);          ///< false if no byte is waiting
+
+/// ARM semihosting (bkpt 0xAB), for QEMU or a debug probe. Without a debugger attached a
+/// real chip faults on bkpt: do not call these on a stand-alone board.
+int semihost_call(int op, const void* arg);
+void semihost_write(const char* data, std::size_t n);   ///< to the debugger's console
+[[noreturn]] void semihost_exit(int code);              ///< SYS_EXIT_EXTENDED
+
+}  // namespace talus::port::cortex_m

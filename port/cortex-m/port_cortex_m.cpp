@@ -1,0 +1,267 @@
+// talus port for bare-metal Armv7-M. See <talus/rt/port.hpp> and <talus/port/cortex_m.hpp>.
+//   time base   SysTick, processor clock (25 MHz on MPS2), reload 2^24 - 1, wraps counted by
+//               its interrupt -> 64-bit tick count -> ns.
+//               Under QEMU with -icount shift=N, SysTick advances with executed instructions
+//               (one tick = 40 / 2^N instructions at 25 MHz), deterministically.
+//   counter     DWT CYCCNT (core cycles) where it runs (real silicon); QEMU does not emulate
+//               it (it reads 0), so cycles() falls back to SysTick ticks there.
+//   wait_until  busy-wait on now_ns() (a real board may sleep on a timer compare + WFI).
+//   log         semihosting console (SYS_WRITE on ":tt").
+//   link        CMSDK APB UART0, polled.
+//   exit        semihosting SYS_EXIT_EXTENDED (QEMU's exit status), not newlib's exit().
+//   faults      HardFault handler: hook, report over semihosting, exit 3 (SYS_EXIT_EXTENDED).
+#include <talus/port/cortex_m.hpp>
+#include <talus/rt/port.hpp>
+
+// Weak: present only if the program uses newlib stdio (printf, ...), which then links them.
+// Nothing here may reference newlib's exit(): through librdimon's _exit it drags stdio
+// initialisation and malloc into every image.
+extern "C" {
+__attribute__((weak)) int fflush(struct __sFILE* stream);
+}
+
+namespace {
+
+template <class T = std::uint32_t>
+inline volatile T& reg(std::uint32_t address) {
+  return *reinterpret_cast<volatile T*>(static_cast<std::uintptr_t>(address));
+}
+
+// System control space
+constexpr std::uint32_t SYST_CSR = 0xE000E010u, SYST_RVR = 0xE000E014u, SYST_CVR = 0xE000E018u;
+constexpr std::uint32_t SCB_ICSR = 0xE000ED04u, SCB_CFSR = 0xE000ED28u, SCB_HFSR = 0xE000ED2Cu;
+constexpr std::uint32_t SCB_MMFAR = 0xE000ED34u, SCB_BFAR = 0xE000ED38u, SCB_DEMCR = 0xE000EDFCu;
+constexpr std::uint32_t DWT_CTRL = 0xE0001000u, DWT_CYCCNT = 0xE0001004u;
+constexpr std::uint32_t ICSR_PENDSTSET = 1u << 26;
+constexpr std::uint32_t SYSTICK_MAX = 0x00FFFFFFu;
+
+// CMSDK UART
+constexpr std::uint32_t UART_DATA = TALUS_CORTEX_M_UART_BASE + 0x0, UART_STATE = TALUS_CORTEX_M_UART_BASE + 0x4;
+constexpr std::uint32_t UART_CTRL = TALUS_CORTEX_M_UART_BASE + 0x8, UART_BAUDDIV = TALUS_CORTEX_M_UART_BASE + 0x10;
+
+// Semihosting operations
+constexpr int SYS_OPEN = 0x01, SYS_WRITE = 0x05, SYS_WRITE0 = 0x04, SYS_EXIT = 0x18, SYS_EXIT_EXTENDED = 0x20;
+constexpr std::uint32_t ADP_Stopped_ApplicationExit = 0x20026u;
+
+volatile std::uint32_t g_systick_wraps = 0;
+bool g_have_cyccnt = false;
+int g_console = -1;  // semihosting handle of ":tt" (write)
+talus::port::FaultHook g_fault_hook = nullptr;
+
+void console_str(const char* s) { talus::port::cortex_m::semihost_call(SYS_WRITE0, s); }
+
+void console_hex(std::uint32_t v) {
+  char buf[11];
+  buf[0] = '0';
+  buf[1] = 'x';
+  for (int i = 0; i < 8; ++i) {
+    const unsigned d = (v >> (28 - 4 * i)) & 0xFu;
+    buf[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+  }
+  buf[10] = '\0';
+  console_str(buf);
+}
+
+[[noreturn]] void report_and_exit(const talus::port::FaultInfo& info, std::uint32_t hfsr) {
+  if (g_fault_hook) g_fault_hook(info);
+  console_str("talus/port: fault: ");
+  console_str(info.reason);
+  console_str(" pc=");
+  console_hex(static_cast<std::uint32_t>(info.pc));
+  console_str(" lr=");
+  console_hex(static_cast<std::uint32_t>(info.lr));
+  console_str(" cfsr=");
+  console_hex(info.status);
+  console_str(" hfsr=");
+  console_hex(hfsr);
+  console_str(" addr=");
+  console_hex(static_cast<std::uint32_t>(info.address));
+  console_str("\n");
+  talus::port::cortex_m::semihost_exit(talus::port::fault_exit_code);
+}
+
+}  // namespace
+
+extern "C" void SysTick_Handler() { g_systick_wraps = g_systick_wraps + 1; }
+
+extern "C" [[noreturn]] void talus_cortex_m_fault(const std::uint32_t* frame, std::uint32_t exc_return) {
+  (void)exc_return;
+  talus::port::FaultInfo info;
+  info.reason = "HardFault";
+  info.lr = frame[5];
+  info.pc = frame[6];
+  info.status = reg(SCB_CFSR);
+  const std::uint32_t cfsr = info.status;
+  if (cfsr & (1u << 7)) info.address = reg(SCB_MMFAR);        // MMARVALID
+  else if (cfsr & (1u << 15)) info.address = reg(SCB_BFAR);   // BFARVALID
+  report_and_exit(info, reg(SCB_HFSR));
+}
+
+namespace talus::port {
+namespace cortex_m {
+
+int semihost_call(int op, const void* arg) {
+  register int r0 asm("r0") = op;
+  register const void* r1 asm("r1") = arg;
+  asm volatile("bkpt 0xAB" : "+r"(r0) : "r"(r1) : "memory");
+  return r0;
+}
+
+void semihost_write(const char* data, std::size_t n) {
+  if (g_console < 0) return;
+  std::uint32_t args[3] = {static_cast<std::uint32_t>(g_console), static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data)),
+                           static_cast<std::uint32_t>(n)};
+  semihost_call(SYS_WRITE, args);
+}
+
+void semihost_exit(int code) {
+  std::uint32_t args[2] = {ADP_Stopped_ApplicationExit, static_cast<std::uint32_t>(code)};
+  semihost_call(SYS_EXIT_EXTENDED, args);
+  // A debugger without SYS_EXIT_EXTENDED: plain SYS_EXIT (status lost), then stop here.
+  semihost_call(SYS_EXIT, reinterpret_cast<const void*>(static_cast<std::uintptr_t>(ADP_Stopped_ApplicationExit)));
+  for (;;) asm volatile("wfi");
+}
+
+bool has_cycle_counter() { return g_have_cyccnt; }
+
+std::uint64_t systick_ticks() {
+  std::uint32_t hi, cur, pending;
+  do {
+    hi = g_systick_wraps;
+    cur = reg(SYST_CVR);
+    pending = reg(SCB_ICSR) & ICSR_PENDSTSET;
+  } while (hi != g_systick_wraps);
+  std::uint64_t t = (static_cast<std::uint64_t>(hi) << 24) + (SYSTICK_MAX - cur);
+  // Wrapped but the interrupt has not run yet (interrupts masked): count the wrap here.
+  if (pending && cur > SYSTICK_MAX / 2) t += std::uint64_t(1) << 24;
+  return t;
+}
+
+void uart_init(std::uint32_t baud) {
+  reg(UART_CTRL) = 0;
+  reg(UART_BAUDDIV) = core_hz / baud;  // ≥ 16 required by the CMSDK UART
+  reg(UART_CTRL) = 3;                  // TX and RX enable, no interrupts
+}
+
+void uart_put(std::uint8_t byte) {
+  while (reg(UART_STATE) & 1u) {
+  }
+  reg(UART_DATA) = byte;
+}
+
+bool uart_get(std::uint8_t& byte) {
+  if (!(reg(UART_STATE) & 2u)) return false;
+  byte = static_cast<std::uint8_t>(reg(UART_DATA));
+  return true;
+}
+
+}  // namespace cortex_m
+
+void init() {
+  // SysTick: processor clock, interrupt on wrap, full 24-bit range.
+  reg(SYST_CSR) = 0;
+  reg(SYST_RVR) = SYSTICK_MAX;
+  reg(SYST_CVR) = 0;
+  reg(SYST_CSR) = 0x7u;  // ENABLE | TICKINT | CLKSOURCE
+  // DWT CYCCNT: enable trace (DEMCR.TRCENA), check NOCYCCNT, start it, see that it moves.
+  reg(SCB_DEMCR) = reg(SCB_DEMCR) | (1u << 24);
+  if (!(reg(DWT_CTRL) & (1u << 25))) {
+    reg(DWT_CYCCNT) = 0;
+    reg(DWT_CTRL) = reg(DWT_CTRL) | 1u;
+    for (int i = 0; i < 16; ++i) asm volatile("nop");
+    g_have_cyccnt = reg(DWT_CYCCNT) != 0;
+  }
+  // Semihosting console for log_write (":tt" opened for writing is the debugger's stdout).
+  static const char tt[] = ":tt";
+  const std::uint32_t open_args[3] = {static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(tt)), 4u, 3u};
+  g_console = cortex_m::semihost_call(SYS_OPEN, open_args);
+  cortex_m::uart_init(TALUS_CORTEX_M_UART_BAUD);
+}
+
+void exit(int code) {
+  // Flush newlib stdio if the program used it, then report `code` with semihosting
+  // SYS_EXIT_EXTENDED (QEMU exits with it). atexit handlers and static destructors do not
+  // run: firmware never exits, and the test programs have nothing to destroy.
+  if (fflush) fflush(nullptr);
+  cortex_m::semihost_exit(code);
+}
+
+std::uint64_t now_ns() {
+  // ticks * 1e9 / core_hz, exact when core_hz divides 1e9 (25 MHz: 40 ns per tick).
+  constexpr std::uint64_t hz = cortex_m::core_hz;
+  if constexpr (1000000000ull % hz == 0) {
+    return cortex_m::systick_ticks() * (1000000000ull / hz);
+  } else {
+    const std::uint64_t t = cortex_m::systick_ticks();
+    return (t / hz) * 1000000000ull + (t % hz) * 1000000000ull / hz;
+  }
+}
+
+void wait_until(std::uint64_t t_ns) {
+  while (now_ns() < t_ns) {
+  }
+}
+
+std::uint64_t cycles() {
+  if (g_have_cyccnt) {
+    // 32-bit CYCCNT extended to 64 bits; valid when called at least once per 2^32 cycles.
+    static std::uint32_t last = 0;
+    static std::uint64_t high = 0;
+    const IrqState s = critical_enter();
+    const std::uint32_t c = reg(DWT_CYCCNT);
+    if (c < last) high += std::uint64_t(1) << 32;
+    last = c;
+    const std::uint64_t r = high | c;
+    critical_exit(s);
+    return r;
+  }
+  return cortex_m::systick_ticks();
+}
+
+std::uint64_t counter_hz() { return cortex_m::core_hz; }
+
+const char* counter_name() {
+  return g_have_cyccnt ? "DWT CYCCNT (core cycles)"
+                       : "SysTick ticks at the core clock (no DWT CYCCNT; under QEMU -icount shift=N one tick = 40/2^N instructions)";
+}
+
+IrqState critical_enter() {
+  std::uint32_t primask;
+  asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
+  return primask;
+}
+
+void critical_exit(IrqState previous) { asm volatile("msr primask, %0" ::"r"(previous) : "memory"); }
+
+FaultHook set_fault_hook(FaultHook hook) {
+  FaultHook previous = g_fault_hook;
+  g_fault_hook = hook;
+  return previous;
+}
+
+void fault(const char* reason) {
+  FaultInfo info;
+  info.reason = reason;
+  info.lr = reinterpret_cast<std::uintptr_t>(__builtin_return_address(0));
+  std::uint32_t ipsr;
+  asm volatile("mrs %0, ipsr" : "=r"(ipsr));
+  info.status = ipsr;  // exception number when called from a handler, else 0
+  report_and_exit(info, 0);
+}
+
+void log_write(const char* data, std::size_t n) { cortex_m::semihost_write(data, n); }
+
+std::size_t link_write(const void* data, std::size_t n) {
+  const std::uint8_t* p = static_cast<const std::uint8_t*>(data);
+  for (std::size_t i = 0; i < n; ++i) cortex_m::uart_put(p[i]);
+  return n;
+}
+
+std::size_t link_read(void* data, std::size_t n) {
+  std::uint8_t* p = static_cast<std::uint8_t*>(data);
+  std::size_t k = 0;
+  while (k < n && cortex_m::uart_get(p[k])) ++k;
+  return k;
+}
+
+}  // namespace talus::port

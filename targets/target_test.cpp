@@ -1,0 +1,371 @@
+// On-target test program: one source, built for every target (x86-64, aarch64, Cortex-M7,
+// Cortex-M4F). Checks talus's forward kinematics, CRBA, RNEA and ABA on solo12 (floating
+// base, nv 18) and ur5 (fixed base, nv 6) at the states of talus_target_reference.hpp,
+// whose inputs and expected outputs the host computed in double at build time
+// (targets/host/reference.cpp), then runs the rt loop runner for a few hundred periods.
+// Exit status 0 only if every check passes.
+//
+// Output goes through talus::port::log_write only (no printf, hence no stdio buffers and no
+// heap on bare metal); numbers are formatted by the small Line class below.
+#include <talus/models/solo12.hpp>
+#include <talus/models/ur5.hpp>
+#include <talus/rt/loop.hpp>
+#include <talus/rt/port.hpp>
+#include <talus/talus.hpp>
+
+#include <cstdint>
+#include <cstring>
+
+#include "talus_target_reference.hpp"
+
+#if defined(TALUS_TARGET_POSIX)
+#include <talus/port/posix.hpp>
+#endif
+
+#ifndef TALUS_TARGET_SCALAR
+#define TALUS_TARGET_SCALAR double
+#endif
+#ifndef TALUS_TARGET_NAME
+#define TALUS_TARGET_NAME "unknown"
+#endif
+#ifndef TALUS_TARGET_LOOP_PERIOD_NS
+#define TALUS_TARGET_LOOP_PERIOD_NS 2000000
+#endif
+#ifndef TALUS_TARGET_LOOP_ITERATIONS
+#define TALUS_TARGET_LOOP_ITERATIONS 300
+#endif
+#ifndef TALUS_TARGET_LOOP_MAX_MISSES
+#define TALUS_TARGET_LOOP_MAX_MISSES 0
+#endif
+
+using S = TALUS_TARGET_SCALAR;
+
+namespace {
+
+// Tolerances (norm-wise relative error, see rel_err below).
+//
+// double: 1e-12. The host and the target evaluate the same expressions in IEEE double; they
+//   differ by FMA contraction, operation order chosen by the compiler, and libm's sin/cos
+//   (1 ulp), i.e. a few hundred to a few thousand ulp at worst (≈ 1e-13), well under 1e-12.
+//
+// float (Cortex-M4F): the reference is double, the target computes in float from inputs
+//   rounded to float. With eps_f = 2^-23 (unit roundoff u = eps_f / 2):
+//   - Kinematics, CRBA and RNEA are forward recursions over the tree: products of transforms
+//     and sums along a chain of depth d ≤ 6 (ur5; solo12: 4 with the free flyer), each level
+//     a few tens of flops per entry, plus sin/cos of angles |θ| ≤ π whose rounding costs up to
+//     π·u each. The a-priori bound γ_n = n·u/(1 − n·u) with n ≈ 10 flops × 6 levels, plus
+//     6·π·u for the angles, is ≈ 40·eps_f. Tolerance: 64·eps_f ≈ 7.6e-6.
+//   - ABA solves H q̈ = τ − C by a recursive (Cholesky-like) block factorization. Its
+//     forward error is the backward error amplified by the condition of H; for a symmetric
+//     positive definite system solved this way the relevant number is κ₂ of the diagonally
+//     scaled matrix D^-1/2 H D^-1/2 (D = diag H; van der Sluis), not κ₂(H) itself, which the
+//     floating base's mass against light legs inflates to ~3e4 for solo12 while the scaled
+//     one stays ≈ 20. Tolerance per state: 64·eps_f·κ₂(scaled H) (≤ 1.8e-4 here). κ₂ comes
+//     from the host, per state, in the reference header.
+//   The host's own float run (printed by talus_target_reference, copied at the end of the
+//   generated header) sees at most ≈ 3.3·eps_f on every quantity, ≈ 0.35·eps_f·κ₂(scaled)
+//   for ABA: the tolerances leave a margin of ~20 for a different compiler and libm.
+constexpr bool is_float = sizeof(S) == sizeof(float);
+constexpr double eps_f = 1.1920928955078125e-07;  // 2^-23
+constexpr double tol_forward = is_float ? 64 * eps_f : 1e-12;
+double tol_aba(double cond_scaled) { return is_float ? 64 * eps_f * cond_scaled : 1e-12; }
+
+// --- output without printf ------------------------------------------------------------------
+
+class Line {
+ public:
+  Line& operator<<(const char* s) {
+    while (*s && n_ < sizeof(buf_) - 1) buf_[n_++] = *s++;
+    return *this;
+  }
+  Line& operator<<(std::uint64_t v) {
+    char tmp[21];
+    int k = 0;
+    do {
+      tmp[k++] = static_cast<char>('0' + v % 10);
+      v /= 10;
+    } while (v && k < 20);
+    while (k > 0 && n_ < sizeof(buf_) - 1) buf_[n_++] = tmp[--k];
+    return *this;
+  }
+  Line& operator<<(int v) {
+    if (v < 0) {
+      *this << "-";
+      return *this << static_cast<std::uint64_t>(-static_cast<long long>(v));
+    }
+    return *this << static_cast<std::uint64_t>(v);
+  }
+  /// Scientific notation, 3 significant digits ("1.23e-07").
+  Line& sci(double x) {
+    if (x != x) return *this << "nan";
+    if (x < 0) {
+      *this << "-";
+      x = -x;
+    }
+    if (x > 1.7e308) return *this << "inf";
+    if (x == 0) return *this << "0";
+    int e = 0;
+    while (x >= 10) {
+      x /= 10;
+      ++e;
+    }
+    while (x < 1) {
+      x *= 10;
+      --e;
+    }
+    std::uint64_t d = static_cast<std::uint64_t>(x * 100 + 0.5);  // 3 digits
+    if (d >= 1000) {
+      d /= 10;
+      ++e;
+    }
+    char m[5] = {static_cast<char>('0' + d / 100), '.', static_cast<char>('0' + d / 10 % 10), static_cast<char>('0' + d % 10), 0};
+    *this << m << "e" << (e < 0 ? "-" : "+");
+    if (e < 0) e = -e;
+    if (e < 10) *this << "0";
+    return *this << e;
+  }
+  void end() {
+    buf_[n_++] = '\n';
+    talus::port::log_write(buf_, n_);
+    n_ = 0;
+  }
+
+ private:
+  char buf_[200];
+  std::size_t n_ = 0;
+};
+
+// --- checks ---------------------------------------------------------------------------------
+
+struct Tally {
+  int checks = 0;
+  int failures = 0;
+};
+Tally g_tally;
+
+/// max |x − r| / max |r| over the n entries (norm-wise relative error in the max norm).
+double rel_err(const S* x, const double* r, int n) {
+  double d = 0, s = 0;
+  for (int k = 0; k < n; ++k) {
+    const double e = static_cast<double>(x[k]) - r[k];
+    const double ae = e < 0 ? -e : e;
+    const double ar = r[k] < 0 ? -r[k] : r[k];
+    if (!(ae <= d)) d = ae;  // also propagates NaN
+    if (ar > s) s = ar;
+  }
+  return s > 0 ? d / s : d;
+}
+
+struct Worst {
+  const char* what;
+  double err = 0;
+  double tol = 0;
+  int state = -1;
+};
+
+void record(Worst& w, double err, double tol, int state, const char* model) {
+  ++g_tally.checks;
+  const bool ok = err <= tol;  // NaN fails
+  if (!ok) {
+    ++g_tally.failures;
+    Line l;
+    l << "FAIL " << model << " " << w.what << " state " << state << ": rel err ";
+    l.sci(err) << " > tol ";
+    l.sci(tol).end();
+  }
+  if (!(err <= w.err) || w.state < 0) {
+    w.err = err;
+    w.tol = tol;
+    w.state = state;
+  }
+}
+
+void status_check(talus::Status s, const char* what, const char* model, int state) {
+  ++g_tally.checks;
+  if (s != talus::Status::ok) {
+    ++g_tally.failures;
+    Line l;
+    l << "FAIL " << model << " " << what << " state " << state << ": status " << talus::to_string(s);
+    l.end();
+  }
+}
+
+template <class ModelT, class Ref>
+void check_model(const ModelT& model, talus::Data<ModelT>& data) {
+  static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb, "reference does not match the model");
+  constexpr int nq = ModelT::nq, nv = ModelT::nv, nb = ModelT::nb;
+  Worst w[7] = {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}};
+  for (int s = 0; s < Ref::nstates; ++s) {
+    typename ModelT::ConfigVector q;
+    typename ModelT::TangentVector v, a, tau, out;
+    for (int k = 0; k < nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
+    for (int k = 0; k < nv; ++k) {
+      v[k] = static_cast<S>(Ref::v[s][k]);
+      a[k] = static_cast<S>(Ref::a[s][k]);
+      tau[k] = static_cast<S>(Ref::tau[s][k]);
+    }
+
+    status_check(talus::forward_kinematics(model, data, q, v, a), "forward_kinematics", Ref::name, s);
+    S R[9 * nb], p[3 * nb], bv[6 * nb], ba[6 * nb];
+    for (int i = 0; i < nb; ++i) {
+      for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) R[9 * i + 3 * c + r] = data.oMi[i].R(r, c);
+      for (int r = 0; r < 3; ++r) p[3 * i + r] = data.oMi[i].p[r];
+      for (int r = 0; r < 6; ++r) {
+        bv[6 * i + r] = data.v[i][r];
+        ba[6 * i + r] = data.a[i][r];
+      }
+    }
+    record(w[0], rel_err(R, Ref::fk_R[s], 9 * nb), tol_forward, s, Ref::name);
+    record(w[1], rel_err(p, Ref::fk_p[s], 3 * nb), tol_forward, s, Ref::name);
+    record(w[2], rel_err(bv, Ref::fk_v[s], 6 * nb), tol_forward, s, Ref::name);
+    record(w[3], rel_err(ba, Ref::fk_a[s], 6 * nb), tol_forward, s, Ref::name);
+
+    status_check(talus::crba(model, data, q), "crba", Ref::name, s);
+    record(w[4], rel_err(data.H.data(), Ref::crba_H[s], nv * nv), tol_forward, s, Ref::name);  // column-major both
+
+    status_check(talus::rnea(model, data, q, v, a, out), "rnea", Ref::name, s);
+    record(w[5], rel_err(out.data(), Ref::rnea_tau[s], nv), tol_forward, s, Ref::name);
+
+    status_check(talus::aba(model, data, q, v, tau, out), "aba", Ref::name, s);
+    record(w[6], rel_err(out.data(), Ref::aba_ddq[s], nv), tol_aba(Ref::cond_scaled_H[s]), s, Ref::name);
+  }
+  for (const Worst& x : w) {
+    Line l;
+    l << Ref::name << " " << x.what << ": worst rel err ";
+    l.sci(x.err) << " (state " << x.state << ", tol ";
+    l.sci(x.tol) << ")" << (x.err <= x.tol ? "" : "  FAIL");
+    l.end();
+  }
+}
+
+// --- models and workspaces: static, never on the (small) stack --------------------------------
+
+namespace solo = talus::models::solo12;
+namespace ur5 = talus::models::ur5;
+using Solo = solo::Model<S>;
+using Ur5 = ur5::Model<S>;
+const Solo g_solo = solo::make_model<S>();
+const Ur5 g_ur5 = ur5::make_model<S>();
+talus::Data<Solo> g_solo_data;
+talus::Data<Ur5> g_ur5_data;
+
+// --- the loop runner --------------------------------------------------------------------------
+
+// 64 bins of period / 128: the histograms resolve the first half of the period;
+// anything longer lands in the overflow bin (max is still exact).
+talus::rt::Loop<64> g_loop([] {
+  talus::rt::LoopConfig c;
+  c.period_ns = TALUS_TARGET_LOOP_PERIOD_NS;
+  c.overrun = talus::rt::Overrun::skip;
+  c.exec_bin_ns = TALUS_TARGET_LOOP_PERIOD_NS / 128;
+  c.latency_bin_ns = TALUS_TARGET_LOOP_PERIOD_NS / 128;
+  return c;
+}());
+
+void check_loop() {
+  using Ref = talus_target_ref::solo12;
+  const std::uint64_t iterations = TALUS_TARGET_LOOP_ITERATIONS;
+  int bad_status = 0;
+  const talus::Status st = g_loop.run(iterations, [&](const talus::rt::Tick& t) {
+    // One control step: solo12 forward dynamics at one of the reference states.
+    const int s = static_cast<int>(t.iteration % Ref::nstates);
+    Solo::ConfigVector q;
+    Solo::TangentVector v, tau, ddq;
+    for (int k = 0; k < Solo::nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
+    for (int k = 0; k < Solo::nv; ++k) {
+      v[k] = static_cast<S>(Ref::v[s][k]);
+      tau[k] = static_cast<S>(Ref::tau[s][k]);
+    }
+    if (talus::aba(g_solo, g_solo_data, q, v, tau, ddq) != talus::Status::ok) ++bad_status;
+  });
+  const auto& st_ = g_loop.stats();
+  Line l;
+  l << "loop: " << st_.iterations << " periods of " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_PERIOD_NS / 1000)
+    << " us, misses " << st_.misses << " (allowed " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_MAX_MISSES) << ")" << ", overruns " << st_.overruns << ", skipped " << st_.skipped;
+  l.end();
+  l << "loop: exec (solo12 aba) min/median/max " << st_.exec.min_ns << " / " << st_.exec.median_ns() << " / "
+    << st_.exec.max_ns << " ns; wake-up latency min/median/max " << st_.latency.min_ns << " / "
+    << st_.latency.median_ns() << " / " << st_.latency.max_ns << " ns";
+  l.end();
+  l << "loop: exec histogram (" << st_.exec.bin_ns << " ns bins):";
+  for (int k = 0; k < st_.exec.bins; ++k)
+    if (st_.exec.histogram[k]) l << " [" << k << "]=" << static_cast<std::uint64_t>(st_.exec.histogram[k]);
+  l.end();
+  const bool ok = st == talus::Status::ok && st_.iterations == iterations && st_.misses <= TALUS_TARGET_LOOP_MAX_MISSES &&
+                  st_.skipped <= TALUS_TARGET_LOOP_MAX_MISSES &&
+                  bad_status == 0;
+  ++g_tally.checks;
+  if (!ok) {
+    ++g_tally.failures;
+    l << "FAIL loop: status " << talus::to_string(st) << ", aba failures " << bad_status;
+    l.end();
+  }
+}
+
+// Overrun accounting: iteration 5 of 20 runs for 2.5 periods.
+//   skip:     it misses its deadline; releases 6 and 7 are dropped (skipped 2); 1 miss.
+//   catch_up: releases 6 and 7 run late, back to back (caught_up 2); 5 and 6 miss (2 misses);
+//             nothing skipped (max_catch_up is large).
+// Exact under QEMU -icount (deterministic time); on an OS a stall can only add misses, so
+// the counts are checked as lower bounds (and skipped == 0 for catch_up, which is exact).
+talus::rt::Loop<8> g_overrun_loop;
+
+void check_overrun(talus::rt::Overrun policy) {
+  constexpr std::uint64_t P = 2000000;
+  talus::rt::LoopConfig c;
+  c.period_ns = P;
+  c.overrun = policy;
+  c.max_catch_up = 1000;
+  g_overrun_loop = talus::rt::Loop<8>(c);
+  auto& loop = g_overrun_loop;
+  const talus::Status st = loop.run(20, [&](const talus::rt::Tick& t) {
+    if (t.iteration == 5) talus::port::wait_until(t.release_ns + 5 * P / 2);
+  });
+  const auto& x = loop.stats();
+  const bool skip = policy == talus::rt::Overrun::skip;
+  bool ok = st == talus::Status::ok && x.iterations == 20;
+  if (skip) ok = ok && x.misses >= 1 && x.skipped >= 2 && x.caught_up == 0;
+  else ok = ok && x.misses >= 2 && x.caught_up >= 2 && x.skipped == 0;
+  ++g_tally.checks;
+  if (!ok) ++g_tally.failures;
+  Line l;
+  l << (ok ? "" : "FAIL ") << "loop overrun (" << (skip ? "skip" : "catch_up") << "): misses " << x.misses
+    << ", overruns " << x.overruns << ", skipped " << x.skipped << ", caught up " << x.caught_up;
+  l.end();
+}
+
+}  // namespace
+
+int main() {
+#if defined(TALUS_TARGET_POSIX)
+  talus::port::init();
+  talus::port::posix::RtConfig rt;
+  rt.priority = 80;
+  (void)talus::port::posix::rt_setup(rt);
+#endif
+  Line l;
+  l << "talus target test: " << TALUS_TARGET_NAME << ", scalar " << (is_float ? "float" : "double")
+    << ", counter: " << talus::port::counter_name();
+  l.end();
+
+  const std::uint64_t t0 = talus::port::now_ns(), c0 = talus::port::cycles();
+  check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
+  check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
+  const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
+  l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
+  l.end();
+
+  check_loop();
+  check_overrun(talus::rt::Overrun::skip);
+  check_overrun(talus::rt::Overrun::catch_up);
+
+  static const char hello[] = "talus target test: link channel ok\n";
+  const std::size_t sent = talus::port::link_write(hello, sizeof(hello) - 1);
+  l << "link: " << static_cast<std::uint64_t>(sent) << " bytes written";
+  l.end();
+
+  l << (g_tally.failures ? "FAILED: " : "PASSED: ") << g_tally.failures << " of " << g_tally.checks << " checks failed";
+  l.end();
+  return g_tally.failures ? 1 : 0;
+}
