@@ -2,12 +2,16 @@
 # The whole test suite: the host build (labels consistency, reference, alloc, build, install),
 # then the on-target tests (label target) for Cortex-M7 and Cortex-M4F under qemu-system-arm,
 # aarch64 under qemu-aarch64, and x86-64 through the same target path. Stops at the first
-# failing step and exits non-zero.
+# failing step and exits non-zero; on success the last line counts every ctest test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cmake --workflow --preset test
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cmake --workflow --preset test 2>&1 | tee -a "$log"
 for target in cortex-m7 cortex-m4f aarch64 x86-64; do
   echo "=== target: ${target}"
-  cmake --workflow --preset "${target}"
+  cmake --workflow --preset "${target}" 2>&1 | tee -a "$log"
 done
+total=$(grep -oE "tests failed out of [0-9]+" "$log" | awk '{n += $5} END {print n + 0}')
 echo "run-tests: host and all targets passed"
+echo "${total} passed, 0 failed"

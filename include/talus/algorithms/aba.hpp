@@ -67,7 +67,7 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     const Vector3<S>& axis = model.axis[I];
-    data.liMi[I] = J::template placement<S>(model.joint_placement[I], axis, q.template segment<J::nq>(Tree::idx_q[I]));
+    detail::update_placement<I, false>(model, data, q);
     const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
     if constexpr (P < 0) {
       data.v[I] = vJ;
@@ -130,36 +130,24 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
   return Status::ok;
 }
 
-template <class ModelT, class Out>
-Status aba_finish(Status s, const Data<ModelT>& data, Out& ddq) {
-  if (s == Status::ok) ddq = data.ddq;
-  else ddq.setZero();
-  return s;
-}
-
 }  // namespace detail
 
 /// Forward dynamics. Output ddq (nv). Also fills data.liMi, v, c, IA, pA, U, Dinv, u, a_gf, ddq.
 template <class ModelT, class Q, class V, class T, class Out>
 Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
            const Eigen::MatrixBase<T>& tau, Out& ddq) {
-  Status s = check_configuration(model, q);
-  if (s == Status::ok) s = check_finite(v);
-  if (s == Status::ok) s = check_finite(tau);
+  Status s = check_inputs(model, q, v, tau);
   if (s == Status::ok) s = detail::aba_pass<false>(model, data, q, v, tau, nullptr);
-  return detail::aba_finish(s, data, ddq);
+  return output_or_zero(s, data.ddq, ddq);
 }
 
 /// Forward dynamics with external forces (body frame, see rnea.hpp).
 template <class ModelT, class Q, class V, class T, class Out>
 Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
            const Eigen::MatrixBase<T>& tau, const ExternalForces<ModelT>& fext, Out& ddq) {
-  Status s = check_configuration(model, q);
-  if (s == Status::ok) s = check_finite(v);
-  if (s == Status::ok) s = check_finite(tau);
-  for (int i = 0; s == Status::ok && i < ModelT::nb; ++i) s = check_finite(fext[i]);
+  Status s = check_inputs(model, q, v, tau, fext);
   if (s == Status::ok) s = detail::aba_pass<true>(model, data, q, v, tau, &fext);
-  return detail::aba_finish(s, data, ddq);
+  return output_or_zero(s, data.ddq, ddq);
 }
 
 }  // namespace talus

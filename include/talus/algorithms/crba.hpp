@@ -24,11 +24,8 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
   }
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
-    constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
-    data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
-    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
-    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    detail::update_placement<I, true>(model, data, q);
     data.J.template middleCols<J::nv>(Tree::idx_v[I]) =
         J::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
     data.Yc[I] = InertiaSum<S>::from(model.inertia[I], data.oMi[I]);

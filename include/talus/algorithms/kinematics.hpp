@@ -22,6 +22,20 @@ enum class ReferenceFrame : unsigned char { local, local_world_aligned, world };
 
 namespace detail {
 
+/// λ(i)Mi = X_T X_J(q_i) for body I, and oMi = oMλ(i) λ(i)Mi if World.
+template <int I, bool World, class ModelT, class Q>
+TALUS_INLINE void update_placement(const ModelT& model, Data<ModelT>& data, const Q& q) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  using J = typename Tree::template Joint<I>;
+  constexpr int P = Tree::parent[I];
+  data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
+  if constexpr (World) {
+    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
+    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+  }
+}
+
 /// Level 0: positions; 1: + velocities; 2: + accelerations.
 template <int Level, class ModelT, class Q, class V, class A>
 inline void kinematics_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const A& a) {
@@ -31,9 +45,7 @@ inline void kinematics_pass(const ModelT& model, Data<ModelT>& data, const Q& q,
     constexpr int I = decltype(i)::value;
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
-    data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
-    if constexpr (P < 0) data.oMi[I] = data.liMi[I];
-    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    update_placement<I, true>(model, data, q);
     if constexpr (Level >= 1) {
       const Motion<S> vJ = J::template motion<S>(model.axis[I], v.template segment<J::nv>(Tree::idx_v[I]));
       if constexpr (P < 0) data.v[I] = vJ;
@@ -61,8 +73,7 @@ Status forward_kinematics(const ModelT& model, Data<ModelT>& data, const Eigen::
 template <class ModelT, class Q, class V>
 Status forward_kinematics(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                           const Eigen::MatrixBase<V>& v) {
-  if (Status s = check_configuration(model, q); s != Status::ok) return s;
-  if (Status s = check_finite(v); s != Status::ok) return s;
+  if (Status s = check_inputs(model, q, v); s != Status::ok) return s;
   detail::kinematics_pass<1>(model, data, q, v, v);
   return Status::ok;
 }
@@ -71,9 +82,7 @@ Status forward_kinematics(const ModelT& model, Data<ModelT>& data, const Eigen::
 template <class ModelT, class Q, class V, class A>
 Status forward_kinematics(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                           const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<A>& a) {
-  if (Status s = check_configuration(model, q); s != Status::ok) return s;
-  if (Status s = check_finite(v); s != Status::ok) return s;
-  if (Status s = check_finite(a); s != Status::ok) return s;
+  if (Status s = check_inputs(model, q, v, a); s != Status::ok) return s;
   detail::kinematics_pass<2>(model, data, q, v, a);
   return Status::ok;
 }

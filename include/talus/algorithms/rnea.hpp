@@ -39,7 +39,7 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     const Vector3<S>& axis = model.axis[I];
-    data.liMi[I] = J::template placement<S>(model.joint_placement[I], axis, q.template segment<J::nq>(Tree::idx_q[I]));
+    detail::update_placement<I, false>(model, data, q);
     const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
     data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
     if constexpr (Level >= 1) {
@@ -66,54 +66,41 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
   });
 }
 
-template <class ModelT, class Out>
-Status rnea_finish(Status s, const Data<ModelT>& data, Out& tau) {
-  if (s == Status::ok) tau = data.tau;
-  else tau.setZero();
-  return s;
-}
-
 }  // namespace detail
 
 /// Inverse dynamics: τ = H q̈ + C. Output tau (nv). Also fills data.liMi, v, a_gf, f, tau.
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, Out& tau) {
-  Status s = check_configuration(model, q);
-  if (s == Status::ok) s = check_finite(v);
-  if (s == Status::ok) s = check_finite(a);
+  const Status s = check_inputs(model, q, v, a);
   if (s == Status::ok) detail::rnea_pass<2, false>(model, data, q, v, a, nullptr);
-  return detail::rnea_finish(s, data, tau);
+  return output_or_zero(s, data.tau, tau);
 }
 
 /// Inverse dynamics with external forces: τ = H q̈ + C − Σ J_iᵀ f_ext,i.
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, const ExternalForces<ModelT>& fext, Out& tau) {
-  Status s = check_configuration(model, q);
-  if (s == Status::ok) s = check_finite(v);
-  if (s == Status::ok) s = check_finite(a);
-  for (int i = 0; s == Status::ok && i < ModelT::nb; ++i) s = check_finite(fext[i]);
+  const Status s = check_inputs(model, q, v, a, fext);
   if (s == Status::ok) detail::rnea_pass<2, true>(model, data, q, v, a, &fext);
-  return detail::rnea_finish(s, data, tau);
+  return output_or_zero(s, data.tau, tau);
 }
 
 /// Nonlinear effects (bias forces) C(q, q̇) = RNEA(q, q̇, 0): Coriolis, centrifugal and gravity.
 template <class ModelT, class Q, class V, class Out>
 Status nonlinear_effects(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                          const Eigen::MatrixBase<V>& v, Out& C) {
-  Status s = check_configuration(model, q);
-  if (s == Status::ok) s = check_finite(v);
+  const Status s = check_inputs(model, q, v);
   if (s == Status::ok) detail::rnea_pass<1, false>(model, data, q, v, v, nullptr);
-  return detail::rnea_finish(s, data, C);
+  return output_or_zero(s, data.tau, C);
 }
 
 /// Generalized gravity g(q) = RNEA(q, 0, 0).
 template <class ModelT, class Q, class Out>
 Status generalized_gravity(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Out& g) {
-  Status s = check_configuration(model, q);
+  const Status s = check_inputs(model, q);
   if (s == Status::ok) detail::rnea_pass<0, false>(model, data, q, q, q, nullptr);
-  return detail::rnea_finish(s, data, g);
+  return output_or_zero(s, data.tau, g);
 }
 
 }  // namespace talus

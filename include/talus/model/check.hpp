@@ -37,4 +37,31 @@ inline Status check_finite(const Eigen::MatrixBase<Derived>& x) {
   return all_finite(x) ? Status::ok : Status::invalid_input;
 }
 
+namespace detail {
+template <class Derived>
+inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_finite(x); }
+template <class T, std::size_t N>
+inline bool inputs_finite(const std::array<T, N>& xs) {  // e.g. ExternalForces
+  bool ok = true;
+  for (const auto& x : xs) ok = ok && all_finite(x);
+  return ok;
+}
+}  // namespace detail
+
+/// One check for an algorithm's inputs: q a valid configuration, every other argument
+/// (Eigen vectors, or arrays of them such as external forces) finite.
+template <class ModelT, class Q, class... Rest>
+inline Status check_inputs(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Rest&... rest) {
+  if (Status s = check_configuration(model, q); s != Status::ok) return s;
+  return (detail::inputs_finite(rest) && ...) ? Status::ok : Status::invalid_input;
+}
+
+/// out = result if s is ok, zero otherwise (outputs stay defined on failure); returns s.
+template <class Result, class Out>
+inline Status output_or_zero(Status s, const Result& result, Out& out) {
+  if (s == Status::ok) out = result;
+  else out.setZero();
+  return s;
+}
+
 }  // namespace talus
