@@ -18,6 +18,8 @@
 // initialisation and malloc into every image.
 extern "C" {
 __attribute__((weak)) int fflush(struct __sFILE* stream);
+// Linker script (mps2.ld): the stack region.
+extern std::uint32_t _sstack, _estack;
 }
 
 namespace {
@@ -123,6 +125,16 @@ void semihost_exit(int code) {
 }
 
 bool has_cycle_counter() { return g_have_cyccnt; }
+
+std::size_t stack_high_water() {
+  const volatile std::uint32_t* p = &_sstack;
+  while (p < &_estack && *p == stack_paint_word) ++p;
+  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&_estack) - reinterpret_cast<std::uintptr_t>(p));
+}
+
+std::size_t stack_size() {
+  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&_estack) - reinterpret_cast<std::uintptr_t>(&_sstack));
+}
 
 std::uint64_t systick_ticks() {
   std::uint32_t hi, cur, pending;

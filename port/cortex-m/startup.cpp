@@ -5,7 +5,9 @@
 // run before the FPU is on):
 //   1. CPACR |= CP10, CP11 full access; dsb; isb      (FPU on; otherwise the first VFP
 //      instruction raises a UsageFault / NOCP)
-//   2. copy .data from flash to RAM, zero .bss
+//   2. copy .data from flash to RAM, zero .bss; if the image defines talus_stack_paint,
+//      fill the whole stack with talus::port::cortex_m::stack_paint_word (for
+//      stack_high_water(): the deepest the stack has been since reset)
 //   3. talus_cortex_m_init(): VTOR, newlib-rdimon stdio handles if the program uses stdio,
 //      port init (SysTick, counter, UART, semihosting console), static constructors
 //   4. main(), then talus::port::exit(main's return value)
@@ -105,6 +107,19 @@ extern "C" __attribute__((naked, noreturn)) void Reset_Handler() {
       "str  r3, [r1], #4         \n"
       "b    3b                   \n"
       "4:                        \n"
+      // Optional stack painting: talus_stack_paint is weak, its address 0 unless defined.
+      ".weak talus_stack_paint   \n"
+      "ldr  r0, =talus_stack_paint \n"
+      "cbz  r0, 6f               \n"
+      "ldr  r1, =_sstack         \n"
+      "mov  r2, sp               \n"
+      "ldr  r3, =0xC5A5C5A5      \n"
+      "5:                        \n"
+      "cmp  r1, r2               \n"
+      "bhs  6f                   \n"
+      "str  r3, [r1], #4         \n"
+      "b    5b                   \n"
+      "6:                        \n"
       // 3., 4.
       "bl   talus_cortex_m_init  \n"
       "bl   main                 \n"

@@ -36,6 +36,17 @@ void uart_init(std::uint32_t baud);
 void uart_put(std::uint8_t byte);           ///< blocks while the TX buffer is full
 bool uart_get(std::uint8_t& byte);          ///< false if no byte is waiting
 
+/// Stack painting. An image that defines the symbol talus_stack_paint, e.g.
+///   extern "C" __attribute__((used)) const char talus_stack_paint = 1;
+/// gets its whole stack filled with stack_paint_word at reset (startup.cpp, before .data's
+/// users and static constructors run); stack_high_water() then tells the deepest the stack
+/// has been since reset, in bytes from its top. Without the symbol the stack is not painted
+/// and stack_high_water() means nothing.
+inline constexpr std::uint32_t stack_paint_word = 0xC5A5C5A5u;
+std::size_t stack_high_water();
+/// Size of the stack region (linker script: __stack_size).
+std::size_t stack_size();
+
 /// ARM semihosting (bkpt 0xAB), for QEMU or a debug probe. Without a debugger attached a
 /// real chip faults on bkpt: do not call these on a stand-alone board.
 int semihost_call(int op, const void* arg);
