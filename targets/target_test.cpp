@@ -7,6 +7,11 @@
 //
 // Output goes through talus::port::log_write only (no printf, hence no stdio buffers and no
 // heap on bare metal); numbers are formatted by the small Line class below.
+//
+// Built with TALUS_TARGET_BITS (executable talus_target_bits, test target_<name>_bits, double
+// targets only) the same program is the bit test of the reproducible profile: talus and this
+// file are compiled with talus::reproducible, the host's reference was too, and every output
+// value must have exactly the host's bits (0 ulp). The loop checks are skipped there.
 #include <talus/models/solo12.hpp>
 #include <talus/models/ur5.hpp>
 #include <talus/rt/loop.hpp>
@@ -39,6 +44,22 @@
 #endif
 
 using S = TALUS_TARGET_SCALAR;
+
+#if defined(TALUS_TARGET_BITS)
+// The bit test is meaningless outside the reproducible profile: refuse to build it.
+#if !defined(TALUS_REPRODUCIBLE)
+#error "TALUS_TARGET_BITS needs the reproducible profile (link talus::reproducible)"
+#endif
+#if defined(EIGEN_VECTORIZE)
+#error "TALUS_TARGET_BITS needs EIGEN_DONT_VECTORIZE (talus::reproducible); Eigen vectorizes here"
+#endif
+#if defined(__FAST_MATH__)
+#error "TALUS_TARGET_BITS: -ffast-math changes results; the reproducible profile excludes it"
+#endif
+static_assert(sizeof(S) == sizeof(double), "bit identity is claimed for double only (TALUS_TARGET_SCALAR=double)");
+static_assert(talus_target_ref::reproducible,
+              "the reference header was not computed with the reproducible profile (targets/host/CMakeLists.txt)");
+#endif
 
 namespace {
 
@@ -87,6 +108,15 @@ class Line {
     } while (v && k < 20);
     while (k > 0 && n_ < sizeof(buf_) - 1) buf_[n_++] = tmp[--k];
     return *this;
+  }
+  Line& hex(std::uint64_t v) {
+    char tmp[19] = {'0', 'x'};
+    for (int i = 0; i < 16; ++i) {
+      const unsigned d = static_cast<unsigned>(v >> (60 - 4 * i)) & 0xFu;
+      tmp[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+    }
+    tmp[18] = 0;
+    return *this << tmp;
   }
   Line& operator<<(int v) {
     if (v < 0) {
@@ -144,7 +174,7 @@ struct Tally {
 Tally g_tally;
 
 /// max |x − r| / max |r| over the n entries (norm-wise relative error in the max norm).
-double rel_err(const S* x, const double* r, int n) {
+[[maybe_unused]] double rel_err(const S* x, const double* r, int n) {
   double d = 0, s = 0;
   for (int k = 0; k < n; ++k) {
     const double e = static_cast<double>(x[k]) - r[k];
@@ -163,7 +193,7 @@ struct Worst {
   int state = -1;
 };
 
-void record(Worst& w, double err, double tol, int state, const char* model) {
+[[maybe_unused]] void record(Worst& w, double err, double tol, int state, const char* model) {
   ++g_tally.checks;
   const bool ok = err <= tol;  // NaN fails
   if (!ok) {
@@ -190,11 +220,88 @@ void status_check(talus::Status s, const char* what, const char* model, int stat
   }
 }
 
+#if defined(TALUS_TARGET_BITS)
+// --- bit comparison (reproducible profile) ----------------------------------------------------
+
+std::uint64_t bits_of(double x) {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/// Distance in units in the last place: doubles mapped to a monotonic unsigned scale
+/// (+0 and −0 are 1 apart, so a sign-of-zero difference counts as a difference).
+std::uint64_t ulp_distance(double x, double y) {
+  auto ordered = [](std::uint64_t u) { return (u >> 63) ? ~u : u | (std::uint64_t(1) << 63); };
+  const std::uint64_t a = ordered(bits_of(x)), b = ordered(bits_of(y));
+  return a > b ? a - b : b - a;
+}
+
+struct Bits {
+  std::uint64_t values = 0, differ = 0, around0 = 0, max_ulp = 0;  // max_ulp: pairs not around 0
+  int state = -1;  // of max_ulp
+};
+std::uint64_t g_bits_values = 0, g_bits_differ = 0;
+
+void record_bits(const char* what, Bits& b, const double* x, const double* r, int n, int state, const char* model) {
+  ++g_tally.checks;
+  int differ = 0, around0 = 0, first = -1;
+  std::uint64_t worst = 0;
+  for (int k = 0; k < n; ++k) {
+    if (bits_of(x[k]) == bits_of(r[k])) continue;
+    ++differ;
+    if (first < 0) first = k;
+    // Around 0 (opposite signs, or one of them ±0: a tiny rounding residue where the other
+    // side cancels exactly): counted apart, their ulp distance (up to 2^62) says nothing.
+    if ((bits_of(x[k]) ^ bits_of(r[k])) >> 63 || x[k] == 0 || r[k] == 0) {
+      ++around0;
+      continue;
+    }
+    const std::uint64_t d = ulp_distance(x[k], r[k]);
+    if (d > worst) worst = d;
+  }
+  b.values += static_cast<std::uint64_t>(n);
+  b.differ += static_cast<std::uint64_t>(differ);
+  b.around0 += static_cast<std::uint64_t>(around0);
+  g_bits_values += static_cast<std::uint64_t>(n);
+  g_bits_differ += static_cast<std::uint64_t>(differ);
+  if (worst > b.max_ulp || b.state < 0) {
+    b.max_ulp = worst;
+    b.state = state;
+  }
+  if (differ) {
+    ++g_tally.failures;
+    Line l;
+    l << "FAIL bits " << model << " " << what << " state " << state << ": " << differ << " of " << n
+      << " values differ (" << around0 << " around 0), max " << worst << " ulp; first [" << first << "] target ";
+    l.hex(bits_of(x[first])) << " host ";
+    l.hex(bits_of(r[first])).end();
+  }
+}
+
+/// True if the compiler fused a * b + c into one FMA in this translation unit (the profile
+/// forbids it): with a = 1 + 2^-30, b = 1 − 2^-30, c = −1 the product rounds to 1, so the
+/// unfused result is 0 and the fused one −2^-60. Inputs are volatile: no constant folding.
+bool fma_contraction_seen() {
+  volatile double va = 1 + 0x1p-30, vb = 1 - 0x1p-30, vc = -1;
+  const double a = va, b = vb, c = vc;
+  const double r = a * b + c;
+  return r != 0;
+}
+#endif
+
 template <class ModelT, class Ref>
 void check_model(const ModelT& model, talus::Data<ModelT>& data) {
   static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb, "reference does not match the model");
   constexpr int nq = ModelT::nq, nv = ModelT::nv, nb = ModelT::nb;
   Worst w[7] = {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}};
+#if defined(TALUS_TARGET_BITS)
+  Bits b[7];
+  // Bit test: every value equal to the host's, bit for bit.
+  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) { record_bits(w[k].what, b[k], x, r, n, s, Ref::name); };
+#else
+  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) { record(w[k], rel_err(x, r, n), tol, s, Ref::name); };
+#endif
   for (int s = 0; s < Ref::nstates; ++s) {
     typename ModelT::ConfigVector q;
     typename ModelT::TangentVector v, a, tau, out;
@@ -216,20 +323,30 @@ void check_model(const ModelT& model, talus::Data<ModelT>& data) {
         ba[6 * i + r] = data.a[i][r];
       }
     }
-    record(w[0], rel_err(R, Ref::fk_R[s], 9 * nb), tol_forward, s, Ref::name);
-    record(w[1], rel_err(p, Ref::fk_p[s], 3 * nb), tol_forward, s, Ref::name);
-    record(w[2], rel_err(bv, Ref::fk_v[s], 6 * nb), tol_forward, s, Ref::name);
-    record(w[3], rel_err(ba, Ref::fk_a[s], 6 * nb), tol_forward, s, Ref::name);
+    compare(0, R, Ref::fk_R[s], 9 * nb, tol_forward, s);
+    compare(1, p, Ref::fk_p[s], 3 * nb, tol_forward, s);
+    compare(2, bv, Ref::fk_v[s], 6 * nb, tol_forward, s);
+    compare(3, ba, Ref::fk_a[s], 6 * nb, tol_forward, s);
 
     status_check(talus::crba(model, data, q), "crba", Ref::name, s);
-    record(w[4], rel_err(data.H.data(), Ref::crba_H[s], nv * nv), tol_forward, s, Ref::name);  // column-major both
+    compare(4, data.H.data(), Ref::crba_H[s], nv * nv, tol_forward, s);  // column-major both
 
     status_check(talus::rnea(model, data, q, v, a, out), "rnea", Ref::name, s);
-    record(w[5], rel_err(out.data(), Ref::rnea_tau[s], nv), tol_forward, s, Ref::name);
+    compare(5, out.data(), Ref::rnea_tau[s], nv, tol_forward, s);
 
     status_check(talus::aba(model, data, q, v, tau, out), "aba", Ref::name, s);
-    record(w[6], rel_err(out.data(), Ref::aba_ddq[s], nv), tol_aba(Ref::cond_scaled_H[s]), s, Ref::name);
+    compare(6, out.data(), Ref::aba_ddq[s], nv, tol_aba(Ref::cond_scaled_H[s]), s);
   }
+#if defined(TALUS_TARGET_BITS)
+  for (int k = 0; k < 7; ++k) {
+    Line l;
+    l << Ref::name << " " << w[k].what << ": " << b[k].values << " values, " << b[k].differ << " differ from the host's bits";
+    if (b[k].differ)
+      l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state << ")  FAIL";
+    l.end();
+  }
+  return;
+#endif
   for (const Worst& x : w) {
     Line l;
     l << Ref::name << " " << x.what << ": worst rel err ";
@@ -250,6 +367,7 @@ const Ur5 g_ur5 = ur5::make_model<S>();
 talus::Data<Solo> g_solo_data;
 talus::Data<Ur5> g_ur5_data;
 
+#if !defined(TALUS_TARGET_BITS)  // the bit test checks values only
 // --- the loop runner --------------------------------------------------------------------------
 
 // 64 bins of period / 128: the histograms resolve the first half of the period;
@@ -335,6 +453,8 @@ void check_overrun(talus::rt::Overrun policy) {
   l.end();
 }
 
+#endif
+
 }  // namespace
 
 int main() {
@@ -345,6 +465,23 @@ int main() {
   (void)talus::port::posix::rt_setup(rt);
 #endif
   Line l;
+#if defined(TALUS_TARGET_BITS)
+  l << "talus bit test (reproducible profile): " << TALUS_TARGET_NAME << " against the host reference (" << talus_target_ref::host << ")";
+  l.end();
+  ++g_tally.checks;
+  if (fma_contraction_seen()) {
+    ++g_tally.failures;
+    l << "FAIL fp contraction: a * b + c was fused into an FMA (-ffp-contract=off missing)";
+  } else {
+    l << "fp contraction: off (a * b + c not fused)";
+  }
+  l.end();
+  check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
+  check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
+  l << "bits: " << g_bits_values << " values compared, " << g_bits_differ << " differ"
+    << (g_bits_differ ? "" : ": host == target, bit for bit");
+  l.end();
+#else
   l << "talus target test: " << TALUS_TARGET_NAME << ", scalar " << (is_float ? "float" : "double")
     << ", counter: " << talus::port::counter_name();
   l.end();
@@ -364,6 +501,7 @@ int main() {
   const std::size_t sent = talus::port::link_write(hello, sizeof(hello) - 1);
   l << "link: " << static_cast<std::uint64_t>(sent) << " bytes written";
   l.end();
+#endif
 
   l << (g_tally.failures ? "FAILED: " : "PASSED: ") << g_tally.failures << " of " << g_tally.checks << " checks failed";
   l.end();

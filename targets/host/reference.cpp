@@ -3,7 +3,9 @@
 // for each model, `talus_target_test_states` random states (q, v, a, tau) and the outputs
 // of forward kinematics (oMi, body velocities and accelerations), CRBA (H), RNEA (tau) and
 // ABA (ddq) computed in double on the host, every number as a hex-float literal (exact).
-// Also κ₂(H) per state, which the float tolerance of ABA uses.
+// Also κ₂(H) per state, which the float tolerance of ABA uses. Built with the reproducible
+// profile (talus::reproducible, see targets/README.md), so that the double values are also
+// the exact bits Cortex-M7 and aarch64 must reproduce (target_<name>_bits).
 //
 //   talus_target_reference --out <header> [--states N] [--seed S]
 //
@@ -248,6 +250,21 @@ int main(int argc, char** argv) {
   w.raw("#pragma once\n// Generated at build time by talus_target_reference (targets/host/reference.cpp) on the\n"
         "// build machine, in double; do not edit. Seed " + std::to_string(seed) + ".\n\n"
         "namespace talus_target_ref {\n\n");
+  // Whether these values are the reproducible profile's (targets/README.md): the bit test
+  // (target_<name>_bits) compares against them bit for bit and refuses any other reference.
+#if defined(TALUS_REPRODUCIBLE) && !defined(EIGEN_VECTORIZE)
+  w.raw("inline constexpr bool reproducible = true;\n");
+#else
+  w.raw("inline constexpr bool reproducible = false;\n");
+#endif
+#if defined(__x86_64__)
+  const char* arch = "x86-64";
+#elif defined(__aarch64__)
+  const char* arch = "aarch64";
+#else
+  const char* arch = "unknown architecture";
+#endif
+  w.raw(std::string("inline constexpr const char* host = \"") + arch + ", compiler " + __VERSION__ + "\";\n\n");
   if (!write_model<Solo12>(w, "solo12", nstates, seed, float_notes)) return 1;
   if (!write_model<Ur5>(w, "ur5", nstates, seed + 1, float_notes)) return 1;
   w.raw("}  // namespace talus_target_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" + float_notes);
