@@ -5,7 +5,9 @@ set -euo pipefail
 packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-dev libmujoco-dev
   # cross targets (about 3 GB, most of it libstdc++ for arm-none-eabi) and their emulators
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
-  qemu-system-arm qemu-user g++-aarch64-linux-gnu)
+  qemu-system-arm qemu-user g++-aarch64-linux-gnu
+  # tools/footprint-report.sh: x86-64 instruction counts (callgrind)
+  valgrind)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# Footprint and instruction-count report of talus on its targets (issue 4). One command:
+#
+#   bash tools/footprint-report.sh
+#
+# Builds the probes of targets/footprint (target talus_footprint) in the presets' build
+# directories build/{cortex-m7,cortex-m4f,x86-64,aarch64} (configuring them if needed), runs
+#   - Cortex-M7 (double) and Cortex-M4F (float) under qemu-system-arm -icount shift=N, with
+#     SysTick as the instruction counter (targets/footprint/probe.cpp),
+#   - x86-64 under valgrind --tool=callgrind (client requests around each call),
+#   - aarch64 under qemu-aarch64 -singlestep -d exec,nochain (one log line per executed
+#     instruction, counted between two marker functions),
+#   - the Cortex-M7 ABA firmware image and its baseline (sizes, stack painted at reset),
+# prints a Markdown section and writes it into bench/RESULTS.md between the markers
+# <!-- footprint-report:begin --> and <!-- footprint-report:end --> (appended if absent).
+#
+# Environment: TALUS_FOOTPRINT_JOBS (build jobs, default 2), TALUS_FOOTPRINT_ICOUNT_SHIFT
+# (default 7; ≥ 7 keeps the SysTick conversion exact), TALUS_FOOTPRINT_RESULTS (file to
+# update, default bench/RESULTS.md; "-" to only print). Needs: what tools/setup-debian.sh
+# installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Takes about 3-5 minutes
+# from a clean checkout on 2 cores, mostly compiling; under a minute when the probes are built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+jobs=${TALUS_FOOTPRINT_JOBS:-2}
+shift_n=${TALUS_FOOTPRINT_ICOUNT_SHIFT:-7}
+results=${TALUS_FOOTPRINT_RESULTS:-bench/RESULTS.md}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+say() { echo "footprint-report: $*" >&2; }
+die() {
+  say "error: $*"
+  exit 1
+}
+if [ "$shift_n" -lt 7 ]; then die "TALUS_FOOTPRINT_ICOUNT_SHIFT must be >= 7 (exact conversion)"; fi
+for tool in cmake qemu-system-arm qemu-aarch64 valgrind arm-none-eabi-size arm-none-eabi-nm awk; do
+  command -v "$tool" >/dev/null || die "$tool not found (bash tools/setup-debian.sh)"
+done
+t_start=$(date +%s)
+
+# --- 1. build ------------------------------------------------------------------------------
+presets=(cortex-m7 cortex-m4f x86-64 aarch64)
+for p in "${presets[@]}"; do
+  say "configuring and building the probes for ${p} (build/${p}, target talus_footprint)"
+  cmake --preset "$p" >"$tmp/configure-$p.log" 2>&1 || { cat "$tmp/configure-$p.log"; die "configuring ${p} failed"; }
+  cmake --build "build/$p" -j "$jobs" --target talus_footprint >"$tmp/build-$p.log" 2>&1 ||
+    { tail -40 "$tmp/build-$p.log"; die "building ${p} failed"; }
+done
+fp() { echo "build/$1/targets/footprint/$2"; }
+
+# --- 2. run --------------------------------------------------------------------------------
+# Every run leaves "$tmp/<config>.win": lines "label state instructions", calibrated.
+qemu_mps2() {  # board elf -> output on stdout
+  TALUS_QEMU_ICOUNT=$shift_n TALUS_QEMU_TIMEOUT=120 toolchains/qemu-mps2.sh "$1" "$2"
+}
+
+# raw lines "win <i> <label> <state> <raw>" -> "<label> <state> <instructions>", where raw is
+# SysTick ticks (unit=ticks) or instructions; subtracts the "empty" window (calling sequence)
+# and checks that "nop1000" comes out at exactly 1000.
+calibrate() {  # unit config < raw
+  awk -v unit="$1" -v cfg="$2" -v shift_n="$shift_n" '
+    $1 == "win" {
+      raw = $5
+      if (unit == "ticks") v = int(raw * 40 / (2 ^ shift_n) + 0.5); else v = raw + 0
+      n++; lab[n] = $3; st[n] = $4; val[n] = v
+      if ($3 == "empty") { if (!(v in seen)) { seen[v] = 1; ne++ } empty = v }
+    }
+    END {
+      if (n < 500) { print cfg ": only " n " windows" > "/dev/stderr"; exit 1 }
+      if (ne != 1) { print cfg ": the empty window is not constant" > "/dev/stderr"; exit 1 }
+      for (i = 1; i <= n; i++) {
+        if (lab[i] == "empty") continue
+        x = val[i] - empty
+        if (lab[i] == "nop1000" && x != 1000) { print cfg ": nop1000 measured " x " instructions, not 1000" > "/dev/stderr"; exit 1 }
+        print lab[i], st[i], x
+      }
+    }'
+}
+
+run_cortex_m() {  # config board elf
+  local out="$tmp/$1.out"
+  qemu_mps2 "$2" "$3" >"$out" 2>&1 || { cat "$out"; die "$1: probe failed"; }
+  grep -q "^done windows .* bad_status 0" "$out" || { cat "$out"; die "$1: probe incomplete"; }
+  calibrate ticks "$1" <"$out" >"$tmp/$1.win" || die "$1: calibration failed"
+  awk '$1 == "stack" { print $2, $3 }' "$out" >"$tmp/$1.stack"
+}
+
+run_callgrind() {  # config exe
+  local out="$tmp/$1.out" cg="$tmp/$1.cg"
+  valgrind --tool=callgrind --collect-atstart=no --combine-dumps=yes --dump-line=no \
+    --callgrind-out-file="$cg" "$2" >/dev/null 2>"$out" || { tail -20 "$out"; die "$1: callgrind run failed"; }
+  grep -q "^done windows .* bad_status 0" "$out" || { tail -20 "$out"; die "$1: probe incomplete"; }
+  # Ir of each dump ("Trigger: Client Request: win <i>"), joined to the probe's window lines.
+  awk 'FNR == NR {
+         if ($0 ~ /^desc: Trigger: Client Request: win /) w = $NF
+         else if ($1 == "summary:" && w != "") { ir[w] = $2; w = "" }
+         next
+       }
+       $1 == "win" { if (!($2 in ir)) { print "no dump for window " $2 > "/dev/stderr"; exit 1 } $5 = ir[$2]; print }' \
+    "$cg" "$out" | calibrate instructions "$1" >"$tmp/$1.win" || die "$1: calibration failed"
+  rm -f "$cg"
+}
+
+run_trace() {  # config exe
+  local out="$tmp/$1.out" fifo="$tmp/$1.fifo" counts="$tmp/$1.counts"
+  mkfifo "$fifo"
+  # One "Trace" line per executed instruction (-singlestep: one instruction per block;
+  # nochain: every block execution is logged). Window: after talus_fp_begin returns, up to
+  # the first instruction of talus_fp_end.
+  awk '/^Trace/ {
+         s = (NF >= 5) ? $5 : ""
+         if (s == "talus_fp_begin") { inb = 1; next }
+         if (s == "talus_fp_end") { if (inw) print cnt; inw = 0; inb = 0; next }
+         if (inb) { inw = 1; inb = 0; cnt = 0 }
+         if (inw) cnt++
+       }' "$fifo" >"$counts" &
+  local awk_pid=$!
+  timeout 600 qemu-aarch64 -L /usr/aarch64-linux-gnu -singlestep -d exec,nochain -D "$fifo" "$2" >/dev/null 2>"$out" ||
+    { tail -20 "$out"; die "$1: qemu-aarch64 run failed"; }
+  wait "$awk_pid"
+  rm -f "$fifo"
+  grep -q "^done windows .* bad_status 0" "$out" || { tail -20 "$out"; die "$1: probe incomplete"; }
+  awk 'FNR == NR { c[FNR - 1] = $1; next }
+       $1 == "win" { if (!($2 in c)) { print "no trace window " $2 > "/dev/stderr"; exit 1 } $5 = c[$2]; print }' \
+    "$counts" "$out" | calibrate instructions "$1" >"$tmp/$1.win" || die "$1: calibration failed"
+}
+
+say "running: Cortex-M7 (QEMU mps2-an500, -icount shift=${shift_n})"
+run_cortex_m m7 mps2-an500 "$(fp cortex-m7 talus_footprint_probe)"
+run_cortex_m m7r mps2-an500 "$(fp cortex-m7 talus_footprint_probe_repro)"
+say "running: Cortex-M4F (QEMU mps2-an386, -icount shift=${shift_n})"
+run_cortex_m m4f mps2-an386 "$(fp cortex-m4f talus_footprint_probe)"
+say "running: x86-64 under callgrind"
+run_callgrind x86 "$(fp x86-64 talus_footprint_probe)"
+run_callgrind x86r "$(fp x86-64 talus_footprint_probe_repro)"
+say "running: aarch64 under qemu-aarch64 -singlestep -d exec,nochain (about 30 s each)"
+run_trace a64 "$(fp aarch64 talus_footprint_probe)"
+run_trace a64r "$(fp aarch64 talus_footprint_probe_repro)"
+
+say "running: Cortex-M7 ABA images and baselines (-O2, -Os)"
+for img in aba baseline aba_os baseline_os; do
+  qemu_mps2 mps2-an500 "$(fp cortex-m7 talus_footprint_$img)" >"$tmp/img-$img.out" 2>&1 ||
+    { cat "$tmp/img-$img.out"; die "image $img failed"; }
+done
+
+# --- 3. report -----------------------------------------------------------------------------
+configs=(m7 m7r m4f x86 x86r a64 a64r)
+algs=(fk_q fk_qva crba rnea aba)
+alg_name() {
+  case $1 in
+    fk_q) echo "forward kinematics (q)" ;;
+    fk_qva) echo "forward kinematics (q, v, a)" ;;
+    crba) echo "CRBA (mass matrix)" ;;
+    rnea) echo "RNEA (inverse dynamics)" ;;
+    aba) echo "ABA (forward dynamics)" ;;
+  esac
+}
+# stats config label -> "cold-minus-warm(state 0) min median max distinct"
+stats() {
+  local cold
+  cold=$(awk -v l="$2" '$1 == "cold_" l { c = $3 } $1 == l && $2 == 0 { w = $3 } END { print c - w }' "$tmp/$1.win")
+  awk -v l="$2" '$1 == l { print $3 }' "$tmp/$1.win" | sort -n | awk -v cold="$cold" '
+    { v[NR] = $1; if (!($1 in d)) { d[$1] = 1; nd++ } }
+    END {
+      med = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      printf "%s %d %s %d %d\n", cold, v[1], med, v[NR], nd
+    }'
+}
+
+size_of() {  # elf -> "flash ram data bss stack"
+  arm-none-eabi-size -A "$1" | awk '
+    $1 ~ /^\.(debug|comment|ARM\.attributes)/ || NF < 3 || $2 !~ /^[0-9]+$/ { next }
+    $1 == ".stack" { stack += $2; next }
+    $1 == ".data" { data += $2; next }
+    $1 == ".bss" { bss += $2; next }
+    { text += $2 }
+    END { printf "%d %d %d %d %d\n", text + data, data + bss, data, bss, stack }'
+}
+
+# image -> "flash ram stack_reserved high_water above_main step_median step_min step_max"
+image_stats() {
+  local out="$tmp/img-$1.out" hw main
+  hw=$(sed -n 's/.*stack high-water since reset \([0-9]*\) bytes.*/\1/p' "$out")
+  main=$(sed -n 's/.*above main.s stack pointer \([0-9]*\) bytes.*/\1/p' "$out")
+  [ -n "$hw" ] && [ -n "$main" ] || die "image $1 did not report its stack"
+  read -r flash ram _ _ stack <<<"$(size_of "$(fp cortex-m7 "talus_footprint_$1")")"
+  steps=$(awk -v shift_n="$shift_n" '
+      function instr(t) { return int(t * 40 / (2 ^ shift_n) + 0.5) }
+      $1 == "ticks" && $2 == "empty" { e = instr($3) }
+      $1 == "ticks" && $2 == "step" { n++; v[n] = instr($3) }
+      END {
+        if (n < 1) exit 1
+        for (i = 1; i <= n; i++) v[i] -= e
+        for (i = 2; i <= n; i++) { x = v[i]; j = i - 1; while (j > 0 && v[j] > x) { v[j + 1] = v[j]; j-- } v[j + 1] = x }
+        med = (n % 2) ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+        print med, v[1], v[n]
+      }' "$out") || die "image $1 did not report its timings"
+  echo "$flash $ram $stack $hw $main $steps"
+}
+read -r aba_flash aba_ram aba_stack aba_hw aba_main aba_med aba_min aba_max <<<"$(image_stats aba)"
+read -r base_flash base_ram base_stack base_hw _ base_med _ _ <<<"$(image_stats baseline)"
+read -r abas_flash abas_ram _ abas_hw _ abas_med abas_min abas_max <<<"$(image_stats aba_os)"
+read -r bases_flash bases_ram _ bases_hw _ bases_med _ _ <<<"$(image_stats baseline_os)"
+aba_elf=$(fp cortex-m7 talus_footprint_aba)
+base_elf=$(fp cortex-m7 talus_footprint_baseline)
+
+# Where the ABA image's bytes go: symbols also in the baseline are the harness (startup, port,
+# state generator); talus's own code by name; the rest is libgcc/newlib pulled in by talus.
+arm-none-eabi-nm -S -C -t d "$base_elf" | awk 'NF >= 4 { name = $0; sub(/^[0-9]+ [0-9]+ . /, "", name); print name }' |
+  sort -u >"$tmp/base.syms"
+breakdown=$(arm-none-eabi-nm -S -C -t d --size-sort "$aba_elf" | awk -v basefile="$tmp/base.syms" '
+  BEGIN { while ((getline l < basefile) > 0) base[l] = 1 }
+  NF >= 4 {
+    size = $2 + 0; type = $3
+    name = $0; sub(/^[0-9]+ [0-9]+ . /, "", name)
+    ram = (type ~ /[bBdD]/)
+    if (name in base) k = "harness"
+    else if (name ~ /make_model/) k = "model construction (make_model)"
+    else if (name ~ /g_model/) k = "model (g_model)"
+    else if (name ~ /g_data/) k = "workspace (g_data)"
+    else if (name ~ /^talus::Data</) k = "workspace constructor"
+    else if (name ~ /talus::|Eigen::/) k = "ABA code"
+    else if (name ~ /^_GLOBAL__sub_I_/) k = "static constructors (model, workspace)"
+    else k = "libgcc / newlib"
+    if (ram) r[k] += size; else t[k] += size
+    if (!ram && k == "libgcc / newlib") lib = lib (lib ? ", " : "") name
+  }
+  END {
+    for (k in t) printf "text|%s|%d\n", k, t[k]
+    for (k in r) printf "ram|%s|%d\n", k, r[k]
+    printf "libs|%s\n", lib
+  }')
+
+su_file=$(ls build/cortex-m7/targets/footprint/CMakeFiles/talus_footprint_aba.dir/*.su 2>/dev/null | head -1 || true)
+su_top=""
+if [ -n "$su_file" ]; then
+  su_top=$(awk -F'\t' '{ split($1, a, ":"); f = a[1]; sub(/.*\//, "", f); print $2, f ":" a[2] }' "$su_file" |
+    sort -rn | head -4 | awk '{ printf "%s%s bytes (%s)", (NR > 1 ? ", " : ""), $1, $2 }')
+fi
+
+cc_arm=$(arm-none-eabi-gcc --version | head -1)
+cc_x86=$(g++ --version | head -1)
+cc_a64=$(aarch64-linux-gnu-g++ --version | head -1)
+qemu_v=$(qemu-system-arm --version | head -1)
+vg_v=$(valgrind --version)
+cpu=$(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)
+elapsed=$(($(date +%s) - t_start))
+
+section="$tmp/section.md"
+{
+  echo "<!-- footprint-report:begin -->"
+  echo "## Footprint and instructions per call (targets)"
+  echo
+  echo "Generated by \`bash tools/footprint-report.sh\` on $(date -u +%Y-%m-%d) (${elapsed} s on this machine:"
+  echo "${cpu}, $(nproc) cores). Compilers: ${cc_arm}; ${cc_x86}; ${cc_a64}. ${qemu_v}; ${vg_v}."
+  echo "All builds are the presets' (\`-O2 -DNDEBUG\`, toolchains/*.cmake; no \`-march\`). Probe sources:"
+  echo "targets/footprint/. \"reproducible\" = the same probe built with \`talus::reproducible\`"
+  echo "(\`-ffp-contract=off\`, \`EIGEN_DONT_VECTORIZE\`; targets/README.md)."
+  echo
+  echo "### Cortex-M7 firmware image running solo12 ABA"
+  echo
+  echo "\`talus_footprint_aba\` (targets/footprint/aba_image.cpp): startup, port, and a loop of 100 ABA calls on"
+  echo "generated states; \`talus_footprint_baseline\` is the same program with the ABA call replaced by a copy."
+  echo "Sizes from \`arm-none-eabi-size -A\`: flash = every loaded section (vectors, code, read-only data,"
+  echo "init arrays) + .data; RAM = .data + .bss; the stack is a separate reserved region."
+  echo
+  echo "| image | flash (text + data) | RAM (data + bss) | stack high-water (of ${aba_stack} B reserved) | instructions per step() |"
+  echo "|---|---:|---:|---:|---:|"
+  echo "| solo12 ABA, -O2 (the preset's) | ${aba_flash} B | ${aba_ram} B | ${aba_hw} B | ${aba_med} (${aba_min}–${aba_max}) |"
+  echo "| baseline (no talus), -O2 | ${base_flash} B | ${base_ram} B | ${base_hw} B | ${base_med} |"
+  echo "| **talus's share, -O2** | **$((aba_flash - base_flash)) B** | **$((aba_ram - base_ram)) B** | **$((aba_hw - base_hw)) B** | |"
+  echo "| solo12 ABA, -Os | ${abas_flash} B | ${abas_ram} B | ${abas_hw} B | ${abas_med} (${abas_min}–${abas_max}) |"
+  echo "| baseline (no talus), -Os | ${bases_flash} B | ${bases_ram} B | ${bases_hw} B | ${bases_med} |"
+  echo "| **talus's share, -Os** | **$((abas_flash - bases_flash)) B** | **$((abas_ram - bases_ram)) B** | **$((abas_hw - bases_hw)) B** | |"
+  echo
+  echo "\"instructions per step()\": median (min–max) over the image's 100 calls, SysTick under QEMU -icount as"
+  echo "below, the call of \`step()\` included. -Os gives a larger and slower image here (GCC 12): talus's"
+  echo "inner operators are forced inline (TALUS_INLINE), which -Os does not undo; we have not analysed"
+  echo "further. -O2 is the better choice for talus on Cortex-M7."
+  echo
+  if [ -n "$breakdown" ]; then
+    echo "Where the ABA image's bytes go (\`arm-none-eabi-nm -S\`; \"harness\" = symbols the baseline has too):"
+    echo
+    echo "| part | flash | RAM |"
+    echo "|---|---:|---:|"
+    for k in "ABA code" "model construction (make_model)" "workspace constructor" "static constructors (model, workspace)" "model (g_model)" "workspace (g_data)" "libgcc / newlib" "harness"; do
+      t=$(printf '%s\n' "$breakdown" | awk -F'|' -v k="$k" '$1 == "text" && $2 == k { print $3 }')
+      r=$(printf '%s\n' "$breakdown" | awk -F'|' -v k="$k" '$1 == "ram" && $2 == k { print $3 }')
+      [ -z "$t$r" ] && continue
+      echo "| ${k} | ${t:-0} B | ${r:-0} B |"
+    done
+    libs=$(printf '%s\n' "$breakdown" | awk -F'|' '$1 == "libs" { print $2 }')
+    echo
+    echo "libgcc / newlib functions pulled in by talus: ${libs}."
+    echo
+  fi
+  echo "Stack: measured by painting. The image defines \`talus_stack_paint\`, so the startup code"
+  echo "(port/cortex-m/startup.cpp) fills the whole stack with a pattern at reset, before static constructors"
+  echo "run; after the 100 calls \`stack_high_water()\` finds the lowest overwritten word. The high-water mark"
+  echo "covers startup, static constructors, \`main\` (${aba_main} B of it above \`main\`'s stack pointer: its frame"
+  echo "holds the state vectors) and ABA. Static cross-check (\`-fstack-usage\`, largest frames of the image's"
+  echo "translation unit): ${su_top:-n/a}."
+  echo
+  echo "### Instructions per call, solo12 (median over 100 random states, warm)"
+  echo
+  echo "Each state: base position in [−1, 1]³, random unit quaternion, joint angles in [−π, π], v, a, τ in"
+  echo "[−1, 1] (generated without libm; targets/footprint/footprint.hpp). One call on state 0 first (the"
+  echo "\"cold\" call), then one measured call per state. Counts are of the call itself: the calling sequence,"
+  echo "measured by an empty window, is subtracted, and a window of exactly 1000 \`nop\`s is checked to read"
+  echo "1000 on every target."
+  echo
+  echo "| algorithm | Cortex-M7 double | M7 reproducible | Cortex-M4F float | x86-64 | x86-64 reproducible | aarch64 | aarch64 reproducible |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  for a in "${algs[@]}"; do
+    row="| $(alg_name "$a") |"
+    for c in "${configs[@]}"; do
+      read -r cold mn med mx nd <<<"$(stats "$c" "$a")"
+      row+=" ${med} |"
+    done
+    echo "$row"
+  done
+  cost_line=""
+  for pair in "m7 m7r Cortex-M7" "x86 x86r x86-64" "a64 a64r aarch64"; do
+    read -r d r name <<<"$pair"
+    part=""
+    for a in "${algs[@]}"; do
+      read -r _ _ med_d _ _ <<<"$(stats "$d" "$a")"
+      read -r _ _ med_r _ _ <<<"$(stats "$r" "$a")"
+      part+="$(awk -v a="$med_d" -v b="$med_r" 'BEGIN { printf "%+.0f%%", (b / a - 1) * 100 }') "
+    done
+    cost_line+=" ${name}: ${part% };"
+  done
+  echo
+  echo "Reproducible profile against the default, instructions (FK q, FK q v a, CRBA, RNEA, ABA):${cost_line%;}."
+  cold_line=""
+  for c in "${configs[@]}"; do
+    for a in "${algs[@]}"; do
+      read -r cold mn med mx nd <<<"$(stats "$c" "$a")"
+      [ "$cold" != "0" ] && cold_line+=" ${c}/${a}: ${cold};"
+    done
+  done
+  echo
+  echo "Cold (first call, state 0) minus warm (same state, later): ${cold_line:- 0 on every target and algorithm.}"
+  echo
+  echo "Spread over the 100 states: min / median / max (number of distinct counts):"
+  echo
+  echo "| algorithm | Cortex-M7 double | M7 reproducible | Cortex-M4F float | x86-64 | x86-64 reproducible | aarch64 | aarch64 reproducible |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+  for a in "${algs[@]}"; do
+    row="| $(alg_name "$a") |"
+    for c in "${configs[@]}"; do
+      read -r cold mn med mx nd <<<"$(stats "$c" "$a")"
+      if [ "$mn" = "$mx" ]; then row+=" ${mn} (1) |"; else row+=" ${mn} / ${med} / ${mx} (${nd}) |"; fi
+    done
+    echo "$row"
+  done
+  echo
+  pattern_ok=1
+  for a in "${algs[@]}"; do
+    read -r _ mn _ mx nd <<<"$(stats m7 "$a")"; [ $(((mx - mn) % 4)) -eq 0 ] || pattern_ok=0
+    read -r _ mn _ mx nd <<<"$(stats x86 "$a")"; [ $(((mx - mn) % 2)) -eq 0 ] || pattern_ok=0
+    read -r _ mn _ mx nd <<<"$(stats a64 "$a")"; [ "$nd" -eq 1 ] || pattern_ok=0
+  done
+  if [ "$pattern_ok" -eq 0 ]; then
+    echo "**Note: the spread no longer follows the pattern explained below (steps of 4 on M7, of 2 on x86-64,"
+    echo "none on aarch64); the explanation needs re-checking.**"
+    echo
+  fi
+  echo "Why the counts spread (checked by disassembling these builds). The spread is about the same for"
+  echo "every algorithm of a build, because it comes from the 12 joint placements, i.e. from \`talus::sincos\`,"
+  echo "the only code here that branches on data:"
+  echo "- Cortex-M7: \`talus::sincos\` converts the quadrant number to \`std::int64_t\`; Armv7-M has no"
+  echo "  double → int64 instruction, so GCC calls libgcc's \`__aeabi_d2lz\`, whose path for negative numbers"
+  echo "  is 4 instructions longer (a 32-bit conversion, one \`vcvt\`, would avoid the call: the quadrant is"
+  echo "  far below 2^31). The quadrant selection is a branch (\`bmi\`) whose two paths differ by a few"
+  echo "  instructions, depending on GCC's register allocation in each inlined copy: steps of 4 in the"
+  echo "  default build, of 1 in the reproducible one."
+  echo "- x86-64: the quadrant selection (which of sin/cos, which sign) compiles to branches (\`test/jne\`,"
+  echo "  \`and/je\` + \`xorpd\`): steps of 2."
+  echo "- aarch64: \`fcvtzs\` and \`fcsel\`, no branch: no spread at all."
+  echo "- Cortex-M4F (float): \`talus::sincos(float)\` calls newlib's \`sinf\` and \`cosf\`, whose argument"
+  echo "  reduction and kernels branch on the argument's range: a few hundred instructions of spread."
+  echo "- The cold call: identical to the warm one except on aarch64 ABA, whose first call goes through the"
+  echo "  dynamic linker's lazy binding of \`memcpy\`/\`memset\` (PLT); with \`LD_BIND_NOW=1\` it disappears."
+  echo "- Firmware image vs probe: the same ABA, both -O2, takes ${aba_med} instructions in the image and"
+  echo "  $(stats m7 aba | awk '{ print $3 }') in the probe: GCC inlines differently depending on what else the translation unit"
+  echo "  instantiates (the probe has all five algorithms)."
+  echo
+  echo "Stack depth of one call (Cortex-M, bytes from the stack pointer at the call to the lowest word"
+  echo "written; stack repainted before every call, deepest of the 101 calls):"
+  echo
+  echo "| algorithm | Cortex-M7 double | M7 reproducible | Cortex-M4F float |"
+  echo "|---|---:|---:|---:|"
+  for a in "${algs[@]}"; do
+    row="| $(alg_name "$a") |"
+    for c in m7 m7r m4f; do row+=" $(awk -v l="$a" '$1 == l { print $2 }' "$tmp/$c.stack") B |"; done
+    echo "$row"
+  done
+  echo
+  echo "How the instructions are counted:"
+  echo "- Cortex-M7 / M4F: QEMU \`-icount shift=${shift_n}\` makes virtual time advance 2^${shift_n} ns per"
+  echo "  instruction; SysTick counts the board's 25 MHz clock in virtual time, so instructions ="
+  echo "  ticks · 40 / 2^${shift_n} (exact after rounding for shift ≥ 7). SysTick's 24-bit current value is read"
+  echo "  directly around the call with interrupts masked, modulo 2^24 (windows < 5 M instructions)."
+  echo "  Deterministic: the same counts on every run. QEMU counts instructions, not cycles: a real"
+  echo "  Cortex-M7 dual-issues some pairs and stalls on FP latency and memory, so cycles differ."
+  echo "- x86-64: \`valgrind --tool=callgrind --collect-atstart=no\`, collection toggled on around the call and"
+  echo "  dumped per call (Ir). Deterministic. The probe has no \`-march\` (valgrind cannot run AVX-512 code)."
+  echo "- aarch64: Debian's QEMU has no TCG plugins (no libinsn.so, no qemu-plugin.h). \`qemu-aarch64"
+  echo "  -singlestep -d exec,nochain\` logs one \"Trace\" line per executed instruction (one instruction per"
+  echo "  translation block, no block chaining); the report counts the lines between the marker functions"
+  echo "  \`talus_fp_begin\` / \`talus_fp_end\`, including any libc code called in between. \`-d in_asm\` alone"
+  echo "  does not work: it prints each block once, when translated, not each execution."
+  echo "<!-- footprint-report:end -->"
+} >"$section"
+
+cat "$section"
+if [ "$results" != "-" ]; then
+  if grep -q "<!-- footprint-report:begin -->" "$results"; then
+    awk -v sec="$section" '
+      /<!-- footprint-report:begin -->/ { while ((getline l < sec) > 0) print l; skip = 1; next }
+      /<!-- footprint-report:end -->/ { skip = 0; next }
+      !skip { print }' "$results" >"$tmp/results.md"
+    cat "$tmp/results.md" >"$results"
+  else
+    { echo; cat "$section"; } >>"$results"
+  fi
+  say "section written into ${results}"
+fi
+say "done in $(($(date +%s) - t_start)) s"
