@@ -17,8 +17,8 @@
 # Environment: TALUS_FOOTPRINT_JOBS (build jobs, default 2), TALUS_FOOTPRINT_ICOUNT_SHIFT
 # (default 7; ≥ 7 keeps the SysTick conversion exact), TALUS_FOOTPRINT_RESULTS (file to
 # update, default bench/RESULTS.md; "-" to only print). Needs: what tools/setup-debian.sh
-# installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Takes about 3-5 minutes
-# from a clean checkout on 2 cores, mostly compiling; under a minute when the probes are built.
+# installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Takes about 4 minutes
+# from a fresh clone on 2 cores, mostly compiling; about a minute when the probes are built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
