@@ -1,0 +1,83 @@
+#pragma once
+/// \file constraint_forces.hpp
+/// Constraint forces resolved onto bodies: for the multipliers λ of the last solve
+/// (cs.lambda, active rows), the wrench each active constraint applies to each body it
+/// involves, such that Σ (constraints, bodies) J_bodyᵀ f = Gᵀ λ.
+///
+///   contact: one body; the force Σ_k λ_k n_k (world axes) acting at the contact point.
+///   loop:    the successor receives F = Σ_k λ_k [R a_k,ω + p_S × R a_k,v ; R a_k,v] (world
+///            frame, about the world origin; R = predecessor frame rotation, p_S = successor
+///            frame origin), i.e. the force R a_v through S's origin plus the couple R a_ω;
+///            the predecessor receives −F. A side that is the world is reported with body −1.
+///   custom:  what its wrenches() returns (nothing by default).
+///
+/// Frames of the output (`rf`): ReferenceFrame::local — each body's own frame, about its
+/// origin (the convention of ExternalForces in rnea.hpp); world (or local_world_aligned,
+/// treated as world) — world axes, about the world origin. Units N and N·m.
+/// Call right after a solve: it reads data.oMi as the solve left it (positions at q).
+#include <talus/constraints/constraint_set.hpp>
+
+namespace talus {
+
+template <class S>
+struct ConstraintWrench {
+  int count = 0;               ///< bodies involved (0, 1 or 2)
+  int body[2] = {-1, -1};
+  Force<S> force[2] = {Force<S>::Zero(), Force<S>::Zero()};
+};
+
+/// out[c] for every constraint index c (inactive constraints: count 0).
+template <class ModelT, int MR, int MC>
+Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const ConstraintSet<ModelT, MR, MC>& cs,
+                           ReferenceFrame rf,
+                           std::array<ConstraintWrench<typename ModelT::Scalar>, static_cast<std::size_t>(MC)>& out) {
+  using S = typename ModelT::Scalar;
+  for (auto& w : out) w = ConstraintWrench<S>{};
+  if (!cs.bound() || cs.lambda.size() != cs.active_rows()) return Status::invalid_input;
+  for (int c = 0; c < cs.size(); ++c) {
+    const int r = cs.row_offset(c);
+    if (r < 0) continue;
+    const auto& e = cs.constraint(c);
+    ConstraintWrench<S>& w = out[c];
+    switch (e.kind) {
+      case ConstraintKind::contact: {
+        Vector3<S> f = Vector3<S>::Zero();
+        for (int j = 0; j < e.rows; ++j) f += cs.lambda(r + j) * e.axis[j].template tail<3>();
+        const Vector3<S> p = data.oMi[e.body[0]].act_point(e.point);
+        w.count = 1;
+        w.body[0] = e.body[0];
+        w.force[0] << p.cross(f), f;
+        break;
+      }
+      case ConstraintKind::loop: {
+        const Matrix3<S> R = e.body[0] < 0 ? e.frame[0].R : Matrix3<S>(data.oMi[e.body[0]].R * e.frame[0].R);
+        const Vector3<S> pS = e.body[1] < 0 ? e.frame[1].p : data.oMi[e.body[1]].act_point(e.frame[1].p);
+        Force<S> F = Force<S>::Zero();
+        for (int j = 0; j < e.rows; ++j) {
+          const Vector3<S> aw = R * e.axis[j].template head<3>();
+          const Vector3<S> av = R * e.axis[j].template tail<3>();
+          F.template head<3>() += cs.lambda(r + j) * (aw + pS.cross(av));
+          F.template tail<3>() += cs.lambda(r + j) * av;
+        }
+        w.count = 2;
+        w.body[0] = e.body[1];
+        w.force[0] = F;
+        w.body[1] = e.body[0];
+        w.force[1] = -F;
+        break;
+      }
+      case ConstraintKind::custom: {
+        typename CustomConstraint<ModelT>::RowValues l = CustomConstraint<ModelT>::RowValues::Zero();
+        l.head(e.rows) = cs.lambda.segment(r, e.rows);
+        w.count = e.custom->wrenches(model, data, l, w.body, w.force);
+        break;
+      }
+    }
+    if (rf == ReferenceFrame::local)
+      for (int k = 0; k < w.count; ++k)
+        if (w.body[k] >= 0) w.force[k] = data.oMi[w.body[k]].inverse_act_force(w.force[k]);
+  }
+  return Status::ok;
+}
+
+}  // namespace talus

@@ -1,0 +1,275 @@
+#pragma once
+/// \file constraint_quantities.hpp
+/// What the constraints of a set are at (q, q̇): position errors, velocity errors, the
+/// constraint Jacobian G, γ, and the whole constrained system (H, C, G, γ) in one call.
+/// Definitions of each kind's rows are in constraint_set.hpp. All results go into the set:
+/// cs.G, cs.gamma, cs.position_error, cs.velocity_error (active rows, packed), cs.C, and
+/// data.H. Frames: G maps q̇ to constraint velocities in the axes given at add time
+/// (world axes for contacts, predecessor-frame axes for loops); γ in the same rows
+/// (m/s², rad/s²); errors in m and rad.
+#include <talus/algorithms/crba.hpp>
+#include <talus/algorithms/rnea.hpp>
+#include <talus/constraints/constraint_set.hpp>
+
+namespace talus {
+
+namespace detail {
+
+/// World-frame motion of a frame bMf attached to body b (b = −1: the world, at rest):
+/// rotation and origin, angular velocity, origin velocity, and (from data.a, so with the
+/// q̈ used in forward kinematics) angular acceleration and classical origin acceleration.
+template <class S>
+struct FrameMotion {
+  Matrix3<S> R = Matrix3<S>::Identity();
+  Vector3<S> p = Vector3<S>::Zero();
+  Vector3<S> w = Vector3<S>::Zero(), dp = Vector3<S>::Zero(), dw = Vector3<S>::Zero(), ddp = Vector3<S>::Zero();
+};
+
+template <class ModelT>
+FrameMotion<typename ModelT::Scalar> frame_motion(const Data<ModelT>& data, int b, const Transform<typename ModelT::Scalar>& bMf,
+                                                  bool with_motion) {
+  using S = typename ModelT::Scalar;
+  FrameMotion<S> m;
+  if (b < 0) {
+    m.R = bMf.R;
+    m.p = bMf.p;
+    return m;
+  }
+  const Transform<S>& oMb = data.oMi[b];
+  m.R = oMb.R * bMf.R;
+  m.p = oMb.act_point(bMf.p);
+  if (!with_motion) return m;
+  const Vector3<S> w = data.v[b].template head<3>();
+  const Vector3<S> vp = data.v[b].template tail<3>() + w.cross(bMf.p);
+  const Vector3<S> al = data.a[b].template head<3>();
+  const Vector3<S> ap = data.a[b].template tail<3>() + al.cross(bMf.p) + w.cross(vp);
+  m.w = oMb.R * w;
+  m.dp = oMb.R * vp;
+  m.dw = oMb.R * al;
+  m.ddp = oMb.R * ap;
+  return m;
+}
+
+/// Rotation vector (axis · angle, rad) of a rotation matrix.
+template <class S>
+Vector3<S> rotation_log(const Matrix3<S>& R) {
+  using std::atan2;
+  const Vector3<S> d(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
+  const S s2 = d.norm();  // 2 sin θ
+  const S c2 = R.trace() - S(1);  // 2 cos θ
+  const S theta = atan2(s2, c2);
+  if (s2 < S(1e-6)) {
+    if (c2 > S(0)) return S(0.5) * d;  // θ ≈ 0: log ≈ vee(R − Rᵀ)/2
+    // θ ≈ π: axis from the diagonal of (R + I)/2 = n nᵀ
+    const Matrix3<S> B = S(0.5) * (R + Matrix3<S>::Identity());
+    int k = 0;
+    B.diagonal().maxCoeff(&k);
+    Vector3<S> n = B.col(k) / std::sqrt(B(k, k));
+    return theta * n.normalized();
+  }
+  return (theta / s2) * d;
+}
+
+/// Which quantities a pass computes.
+enum PassLevel : int { pass_jacobian = 1, pass_gamma = 2, pass_position_error = 4, pass_velocity_error = 8 };
+
+/// One pass over the active constraints at (q, v) (v ignored without gamma or velocity
+/// errors). Runs forward kinematics with q̈ = 0 and the world Jacobian columns.
+template <class ModelT, int MR, int MC, class Q, class V>
+void constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
+                     int what) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  constexpr int nv = ModelT::nv;
+  const bool need_motion = (what & (pass_gamma | pass_velocity_error)) != 0;
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  if (need_motion) kinematics_pass<2>(model, data, q, v, zero);
+  else kinematics_pass<0>(model, data, q, v, v);
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using Jt = typename Tree::template Joint<I>;
+    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+  });
+  const int m = cs.active_rows();
+  cs.G.setZero(m, nv);
+  cs.gamma.setZero(m);
+  cs.position_error.setZero(m);
+  cs.velocity_error.setZero(m);
+  const typename ModelT::ConfigVector qv = q;
+  typename ModelT::TangentVector vv = ModelT::TangentVector::Zero();
+  if (need_motion) vv = v;
+
+  for (int c = 0; c < cs.size(); ++c) {
+    const int r = cs.row_offset(c);
+    if (r < 0) continue;
+    const auto& e = cs.constraint(c);
+    switch (e.kind) {
+      case ConstraintKind::contact: {
+        const int b = e.body[0];
+        const Vector3<S> p = data.oMi[b].act_point(e.point);
+        for_each_supporting_dof<ModelT>(b, [&](int k) {
+          const Motion<S> col = data.J.col(k);
+          const Vector3<S> lin = col.template tail<3>() + col.template head<3>().cross(p);
+          for (int j = 0; j < e.rows; ++j) cs.G(r + j, k) = e.axis[j].template tail<3>().dot(lin);
+        });
+        if (need_motion) {
+          const FrameMotion<S> fm = frame_motion(data, b, Transform<S>(Matrix3<S>::Identity(), e.point), true);
+          for (int j = 0; j < e.rows; ++j) {
+            const Vector3<S> n = e.axis[j].template tail<3>();
+            cs.gamma(r + j) = -n.dot(fm.ddp);
+            cs.velocity_error(r + j) = n.dot(fm.dp);
+          }
+        }
+        for (int j = 0; j < e.rows; ++j) cs.position_error(r + j) = e.axis[j].template tail<3>().dot(p - e.anchor);
+        break;
+      }
+      case ConstraintKind::loop: {
+        const FrameMotion<S> P = frame_motion(data, e.body[0], e.frame[0], need_motion);
+        const FrameMotion<S> Sf = frame_motion(data, e.body[1], e.frame[1], need_motion);
+        // rows: a_jᵀ [Pᴿᵀ ω ; Pᴿᵀ (v_o + ω × p_S)] applied to (J_S − J_P) columns
+        Eigen::Matrix<S, 6, nv> Jrel = Eigen::Matrix<S, 6, nv>::Zero();
+        for_each_supporting_dof<ModelT>(e.body[1], [&](int k) { Jrel.col(k) += data.J.col(k); });
+        for_each_supporting_dof<ModelT>(e.body[0], [&](int k) { Jrel.col(k) -= data.J.col(k); });
+        const Matrix3<S> Rt = P.R.transpose();
+        for (int k = 0; k < nv; ++k) {
+          const Vector3<S> w = Jrel.col(k).template head<3>();
+          Motion<S> cp;
+          cp.template head<3>() = Rt * w;
+          cp.template tail<3>() = Rt * (Jrel.col(k).template tail<3>() + w.cross(Sf.p));
+          for (int j = 0; j < e.rows; ++j) cs.G(r + j, k) = e.axis[j].dot(cp);
+        }
+        if (need_motion) {
+          const Vector3<S> w = Sf.w - P.w;
+          const Vector3<S> rr = Sf.p - P.p;
+          const Vector3<S> u = Sf.dp - P.dp - P.w.cross(rr);
+          const Vector3<S> dw = Sf.dw - P.dw;
+          const Vector3<S> du = Sf.ddp - P.ddp - P.dw.cross(rr) - P.w.cross(Sf.dp - P.dp);
+          Motion<S> dc, vel;
+          dc.template head<3>() = Rt * (dw - P.w.cross(w));
+          dc.template tail<3>() = Rt * (du - P.w.cross(u));
+          vel.template head<3>() = Rt * w;
+          vel.template tail<3>() = Rt * u;
+          for (int j = 0; j < e.rows; ++j) {
+            cs.gamma(r + j) = -e.axis[j].dot(dc);
+            if (e.velocity_level[j]) cs.velocity_error(r + j) = e.axis[j].dot(vel);
+          }
+        }
+        Motion<S> err;
+        err.template head<3>() = rotation_log<S>(Matrix3<S>(Rt * Sf.R));
+        err.template tail<3>() = Rt * (Sf.p - P.p);
+        for (int j = 0; j < e.rows; ++j)
+          if (e.position_level[j]) cs.position_error(r + j) = e.axis[j].dot(err);
+        break;
+      }
+      case ConstraintKind::custom: {
+        typename CustomConstraint<ModelT>::Rows Gc = CustomConstraint<ModelT>::Rows::Zero();
+        typename CustomConstraint<ModelT>::RowValues x = CustomConstraint<ModelT>::RowValues::Zero();
+        e.custom->jacobian(model, data, qv, Gc);
+        cs.G.middleRows(r, e.rows) = Gc.topRows(e.rows);
+        if (need_motion) {
+          e.custom->gamma(model, data, qv, vv, x);
+          cs.gamma.segment(r, e.rows) = x.head(e.rows);
+          x.setZero();
+          e.custom->velocity_errors(model, data, qv, vv, x);
+          cs.velocity_error.segment(r, e.rows) = x.head(e.rows);
+        }
+        x.setZero();
+        e.custom->position_errors(model, data, qv, x);
+        cs.position_error.segment(r, e.rows) = x.head(e.rows);
+        break;
+      }
+    }
+    if (need_motion && e.baumgarte.enabled) {
+      const S a = S(1) / e.baumgarte.time_constant;
+      for (int j = 0; j < e.rows; ++j)
+        cs.gamma(r + j) -= S(2) * a * cs.velocity_error(r + j) + a * a * cs.position_error(r + j);
+    }
+  }
+}
+
+template <class ModelT, int MR, int MC, class Q, class... V>
+Status check_constraint_inputs(const ModelT& model, const ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V&... v) {
+  if (!cs.bound()) return Status::invalid_input;
+  return check_inputs(model, q, v...);
+}
+
+template <class ModelT, int MR, int MC>
+void zero_constraint_results(ConstraintSet<ModelT, MR, MC>& cs) {
+  const int m = cs.active_rows();
+  cs.G.setZero(m, ModelT::nv);
+  cs.gamma.setZero(m);
+  cs.lambda.setZero(m);
+  cs.position_error.setZero(m);
+  cs.velocity_error.setZero(m);
+}
+}  // namespace detail
+
+/// cs.G (active rows × nv) at q.
+template <class ModelT, int MR, int MC, class Q>
+Status compute_constraint_jacobian(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                   const Eigen::MatrixBase<Q>& q) {
+  const Status s = detail::check_constraint_inputs(model, cs, q);
+  if (s != Status::ok) {
+    detail::zero_constraint_results(cs);
+    return s;
+  }
+  detail::constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), detail::pass_jacobian | detail::pass_position_error);
+  return Status::ok;
+}
+
+/// cs.gamma (γ = −Ġ q̇, with Baumgarte terms where enabled) and cs.G, at (q, q̇).
+template <class ModelT, int MR, int MC, class Q, class V>
+Status compute_constraint_gamma(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v) {
+  const Status s = detail::check_constraint_inputs(model, cs, q, v);
+  if (s != Status::ok) {
+    detail::zero_constraint_results(cs);
+    return s;
+  }
+  detail::constraint_pass(model, data, cs, q, v, detail::pass_jacobian | detail::pass_gamma);
+  return Status::ok;
+}
+
+/// Position errors (active rows) into `err`, also kept in cs.position_error.
+template <class ModelT, int MR, int MC, class Q, class Out>
+Status compute_position_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                               const Eigen::MatrixBase<Q>& q, Out& err) {
+  Status s = compute_constraint_jacobian(model, data, cs, q);
+  err = cs.position_error;
+  return s;
+}
+
+/// Velocity errors G q̇ (rows that are not velocity-level read 0) into `err`, also kept in
+/// cs.velocity_error.
+template <class ModelT, int MR, int MC, class Q, class V, class Out>
+Status compute_velocity_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                               const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, Out& err) {
+  Status s = compute_constraint_gamma(model, data, cs, q, v);
+  err = cs.velocity_error;
+  return s;
+}
+
+/// The constrained system at (q, q̇), optionally with external forces (body frames):
+/// data.H = H(q), cs.C = C(q, q̇) − Σ Jᵢᵀ fᵢ, cs.G, cs.gamma (and the errors).
+template <class ModelT, int MR, int MC, class Q, class V>
+Status compute_constrained_system(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                  const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                  const ExternalForces<ModelT>* fext = nullptr) {
+  Status s = detail::check_constraint_inputs(model, cs, q, v);
+  if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext)) s = Status::invalid_input;
+  if (s != Status::ok) {
+    detail::zero_constraint_results(cs);
+    data.H.setZero();
+    cs.C.setZero();
+    return s;
+  }
+  detail::constraint_pass(model, data, cs, q, v,
+                          detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                              detail::pass_velocity_error);
+  s = crba(model, data, q);
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, cs.C) : rnea(model, data, q, v, zero, cs.C);
+  return s;
+}
+
+}  // namespace talus

@@ -1,0 +1,179 @@
+#pragma once
+/// \file forward_dynamics_constrained.hpp
+/// Forward dynamics under the active constraints of a ConstraintSet:
+///
+///     H(q) q̈ + C(q, q̇) = τ + Gᵀ λ + Σ Jᵢᵀ fᵢ(ext)
+///     G(q) q̈          = γ(q, q̇)
+///
+/// Output q̈ (nv); the constraint forces λ (active rows; N or N·m along each row, see
+/// constraint_set.hpp) go to cs.lambda; cs.G, cs.gamma, cs.C and data.H are left as used.
+/// Methods (same answer, different cost; kkt.hpp says how each solves the system):
+///   forward_dynamics_direct       full KKT matrix, decomposition chosen by KKTMethod
+///   forward_dynamics_range_space  LᵀL of H along the tree, then G H⁻¹ Gᵀ (m × m)
+///   forward_dynamics_null_space   QR of Gᵀ, reduced (nv − m) system
+///   forward_dynamics_kokkevis     contacts only: ABA for the free motion and for the response
+///                                 to a unit force along each contact row (Kokkevis 2004)
+/// External forces fext (optional) are spatial forces on each body, body frame (rnea.hpp).
+/// Status: invalid_input (NaN/Inf, unnormalised quaternion, unbound set, Kokkevis with a
+/// non-contact constraint), singular (redundant or inconsistent constraints, H not SPD).
+/// On failure q̈ and λ are zero.
+#include <talus/algorithms/aba.hpp>
+#include <talus/constraints/constraint_quantities.hpp>
+#include <talus/solvers/kkt.hpp>
+
+namespace talus {
+
+namespace detail {
+template <class ModelT, int MR, int MC, class Out>
+Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
+                          Out& ddq) {
+  if (s != Status::ok) {
+    ddq.setZero();
+    cs.lambda.setZero(cs.active_rows());
+    return s;
+  }
+  ddq = x;
+  return Status::ok;
+}
+}  // namespace detail
+
+/// Direct method: [H Gᵀ; G 0] [q̈; −λ] = [τ − C; γ].
+template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
+Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                               const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                               const Eigen::MatrixBase<T>& tau, Out& ddq,
+                               KKTMethod method = KKTMethod::partial_piv_lu,
+                               const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  Status s = check_finite(tau);
+  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+  if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
+  return detail::finish_constrained(s, cs, x, ddq);
+}
+
+/// Range-space method: q̈₀ = H⁻¹(τ − C), (G H⁻¹ Gᵀ) λ = γ − G q̈₀, q̈ = q̈₀ + H⁻¹ Gᵀ λ.
+template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
+Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                    const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  Status s = check_finite(tau);
+  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+  if (s == Status::ok) s = factorize_ltl(model, data);
+  if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
+  return detail::finish_constrained(s, cs, x, ddq);
+}
+
+/// Null-space method: Gᵀ P = Q [R; 0]; q̈ = Qy a + Qz z.
+template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
+Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                   const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                   const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                   const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  Status s = check_finite(tau);
+  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+  if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
+  return detail::finish_constrained(s, cs, x, ddq);
+}
+
+namespace detail {
+/// H⁻¹ Jᵀ f for a spatial force f (body frame) on body b, from the articulated inertias
+/// of the last ABA (data.IA after the backward pass, data.U, data.Dinv): the ABA recursion
+/// with zero velocity, zero τ, no gravity and f as the only force.
+template <class ModelT, class Out>
+void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const Force<typename ModelT::Scalar>& f,
+                       Out&& x) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  constexpr int nb = ModelT::nb;
+  std::array<Force<S>, nb> pa;
+  std::array<Motion<S>, nb> acc;
+  std::array<bool, nb> on_path{};
+  for (int i = b; i >= 0; i = Tree::parent[i]) on_path[i] = true;
+  typename ModelT::TangentVector u = ModelT::TangentVector::Zero();
+  static_for<nb>([&](auto i) { pa[decltype(i)::value].setZero(); });
+  pa[b] = -f;
+  static_for_reverse<nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    constexpr int nvi = J::nv;
+    constexpr int iv = Tree::idx_v[I];
+    if (!on_path[I]) return;
+    u.template segment<nvi>(iv) = -J::template project<S>(model.axis[I], pa[I]);
+    if constexpr (P >= 0) {
+      const Eigen::Matrix<S, 6, nvi> U = data.U.template middleCols<nvi>(iv);
+      const Force<S> p = pa[I] + U * (data.Dinv[I].template topLeftCorner<nvi, nvi>() * u.template segment<nvi>(iv));
+      pa[P] += data.liMi[I].act_force(p);
+    }
+  });
+  static_for<nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    constexpr int nvi = J::nv;
+    constexpr int iv = Tree::idx_v[I];
+    Motion<S> ap = Motion<S>::Zero();
+    if constexpr (P >= 0) ap = data.liMi[I].inverse_act_motion(acc[P]);
+    const Eigen::Matrix<S, nvi, 1> qdd = data.Dinv[I].template topLeftCorner<nvi, nvi>() *
+        (u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
+    x.template segment<nvi>(iv) = qdd;
+    acc[I] = ap + J::template motion<S>(model.axis[I], qdd);
+  });
+}
+}  // namespace detail
+
+/// Kokkevis method (contacts only): q̈₀ from ABA; for each contact row k, H⁻¹ Gᵀ e_k from the
+/// ABA response to a unit force along n_k at the contact point; K = G H⁻¹ Gᵀ;
+/// K λ = γ − G q̈₀; q̈ = q̈₀ + H⁻¹ Gᵀ λ. No H, no O(nv³) step.
+template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
+Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                 const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                 const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                 const ExternalForces<ModelT>* fext = nullptr) {
+  using S = typename ModelT::Scalar;
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  Status s = detail::check_constraint_inputs(model, cs, q, v, tau);
+  if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext)) s = Status::invalid_input;
+  for (int c = 0; s == Status::ok && c < cs.size(); ++c)
+    if (cs.is_active(c) && cs.constraint(c).kind != ConstraintKind::contact) s = Status::invalid_input;
+  if (s != Status::ok) {
+    detail::zero_constraint_results(cs);
+    return detail::finish_constrained(s, cs, x, ddq);
+  }
+  detail::constraint_pass(model, data, cs, q, v,
+                          detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                              detail::pass_velocity_error);
+  s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext) : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
+  if (s != Status::ok) return detail::finish_constrained(s, cs, x, ddq);
+  x = data.ddq;
+  auto& ws = cs.ws;
+  const int m = cs.active_rows();
+  ws.Z.setZero(ModelT::nv, m);
+  for (int c = 0; c < cs.size(); ++c) {
+    const int r = cs.row_offset(c);
+    if (r < 0) continue;
+    const auto& e = cs.constraint(c);
+    const Matrix3<S> Rt = data.oMi[e.body[0]].R.transpose();
+    for (int j = 0; j < e.rows; ++j) {
+      const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
+      Force<S> f;
+      f.template head<3>() = e.point.cross(n);
+      f.template tail<3>() = n;
+      detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
+    }
+  }
+  ws.Y.noalias() = cs.G * ws.Z;
+  ws.Y_llt.compute(ws.Y);
+  if (ws.Y_llt.info() != Eigen::Success ||
+      !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
+    return detail::finish_constrained(Status::singular, cs, x, ddq);
+  ws.r = cs.gamma - cs.G * x;
+  cs.lambda = ws.Y_llt.solve(ws.r);
+  x.noalias() += ws.Z * cs.lambda;
+  return detail::finish_constrained(Status::ok, cs, x, ddq);
+}
+
+}  // namespace talus

@@ -1,0 +1,169 @@
+#pragma once
+/// \file kkt.hpp
+/// Generic building blocks: solve the equality-constrained system
+///
+///     H x − Gᵀ λ = b
+///     G x        = g
+///
+/// for x (nv) and λ (m rows), given H (nv × nv, symmetric positive definite), G (m × nv),
+/// b and g. Forward dynamics uses b = τ − C, g = γ (x = q̈, λ = constraint forces);
+/// impulses use b = H q̇⁻, g = v⁺ (x = q̇⁺, λ = impulses). Three methods:
+///
+///   direct       [H  Gᵀ; G  0] [x; −λ] = [b; g], one factorization of the whole KKT matrix
+///                (KKTMethod picks which).
+///   range space  x₀ = H⁻¹ b,  (G H⁻¹ Gᵀ) λ = g − G x₀,  x = x₀ + H⁻¹ Gᵀ λ, with H = Lᵀ L
+///                factorized along the tree (sparse_factorization.hpp): cheap when m ≪ nv.
+///   null space   Gᵀ P = Q [R; 0] (column-pivoted QR), Q = [Qy Qz]; x = Qy a + Qz z with
+///                Rᵀ a = Pᵀ g and (Qzᵀ H Qz) z = Qzᵀ (b − H Qy a); λ = P R⁻¹ Qyᵀ (H x − b).
+///
+/// All return Status::singular when the system has no unique solution (G rank-deficient:
+/// redundant constraints; or H not positive definite), with x and λ zeroed. Nothing allocates.
+#include <talus/algorithms/sparse_factorization.hpp>
+#include <talus/solvers/workspace.hpp>
+
+namespace talus {
+
+namespace detail {
+template <class X, class L>
+Status zero_outputs(Status s, X& x, L& lambda, int m) {
+  if (s != Status::ok) {
+    x.setZero();
+    lambda.setZero(m);
+  }
+  return s;
+}
+
+template <class Decomp, class K, class V>
+Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) {
+  d.compute(Kmat);
+  const int n = static_cast<int>(Kmat.rows());
+  using D = std::decay_t<Decomp>;
+  if constexpr (std::is_same_v<D, Eigen::PartialPivLU<K>>) {
+    if (!pivots_ok(d.matrixLU().diagonal(), tol)) return Status::singular;
+    x = d.solve(x);
+  } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>> || std::is_same_v<D, Eigen::ColPivHouseholderQR<K>>) {
+    d.setThreshold(tol);
+    if (d.rank() < n) return Status::singular;
+    x = d.solve(x);
+  } else if constexpr (std::is_same_v<D, UnblockedHouseholderQR<K>>) {
+    if (!pivots_ok(d.qr.diagonal(), tol)) return Status::singular;
+    d.solve_in_place(x);
+  } else {  // LDLT
+    if (d.info() != Eigen::Success || !pivots_ok(d.vectorD(), tol)) return Status::singular;
+    x = d.solve(x);
+  }
+  return Status::ok;
+}
+}  // namespace detail
+
+/// Direct method on the full KKT matrix.
+template <class S, int NV, int MR, class B, class GM, class Gv, class X, class Lambda>
+Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
+                        KKTMethod method, SolverWorkspace<S, NV, MR>& ws, X& x, Lambda& lambda) {
+  const int m = static_cast<int>(G.rows());
+  const int n = NV + m;
+  ws.K.setZero(n, n);
+  ws.K.template topLeftCorner<NV, NV>() = H;
+  ws.K.topRightCorner(NV, m) = G.transpose();
+  ws.K.bottomLeftCorner(m, NV) = G;
+  ws.kkt_x.resize(n);
+  ws.kkt_x.template head<NV>() = b;
+  ws.kkt_x.tail(m) = g;
+  Status s = Status::ok;
+  using K = typename SolverWorkspace<S, NV, MR>::KKTMatrix;
+  switch (method) {
+    case KKTMethod::partial_piv_lu:
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::PartialPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      break;
+    case KKTMethod::full_piv_lu:
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      break;
+    case KKTMethod::col_piv_householder_qr:
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::ColPivHouseholderQR<K>>(), ws.K, ws.kkt_x,
+                                   ws.pivot_tolerance);
+      break;
+    case KKTMethod::householder_qr:
+      s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedHouseholderQR<K>>(), ws.K, ws.kkt_x,
+                                   ws.pivot_tolerance);
+      break;
+    case KKTMethod::ldlt:
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::LDLT<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      break;
+    default:
+      s = Status::invalid_input;
+  }
+  if (s == Status::ok) {
+    x = ws.kkt_x.template head<NV>();
+    lambda = -ws.kkt_x.tail(m);
+  }
+  return detail::zero_outputs(s, x, lambda, m);
+}
+
+/// Range-space method. Needs H = Lᵀ L already in data.L (crba + factorize_ltl).
+template <class ModelT, int MR, class B, class GM, class Gv, class X, class Lambda>
+Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, const Eigen::MatrixBase<B>& b, const GM& G,
+                             const Gv& g, SolverWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws, X& x,
+                             Lambda& lambda) {
+  const int m = static_cast<int>(G.rows());
+  ws.t = b;
+  solve_ltl(model, data, ws.t);  // x₀ = H⁻¹ b
+  ws.Z = G.transpose();
+  solve_lt(model, data, ws.Z);  // Z = L⁻ᵀ Gᵀ
+  ws.Y.noalias() = ws.Z.transpose() * ws.Z;  // G H⁻¹ Gᵀ
+  ws.Y_llt.compute(ws.Y);
+  if (ws.Y_llt.info() != Eigen::Success ||
+      !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
+    return detail::zero_outputs(Status::singular, x, lambda, m);
+  ws.r = g - G * ws.t;
+  lambda = ws.Y_llt.solve(ws.r);
+  ws.t2.noalias() = ws.Z * lambda;  // L⁻ᵀ Gᵀ λ
+  solve_l(model, data, ws.t2);      // H⁻¹ Gᵀ λ
+  x = ws.t + ws.t2;
+  return Status::ok;
+}
+
+/// Null-space method (dense).
+template <class S, int NV, int MR, class B, class GM, class Gv, class X, class Lambda>
+Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
+                            SolverWorkspace<S, NV, MR>& ws, X& x, Lambda& lambda) {
+  const int m = static_cast<int>(G.rows());
+  if (m == 0) {  // unconstrained: H x = b
+    ws.ZHZ = H;
+    ws.ZHZ_llt.compute(ws.ZHZ);
+    if (ws.ZHZ_llt.info() != Eigen::Success) return detail::zero_outputs(Status::singular, x, lambda, m);
+    ws.qz = b;
+    x = ws.ZHZ_llt.solve(ws.qz);
+    lambda.resize(0);
+    return Status::ok;
+  }
+  if (m > NV) return detail::zero_outputs(Status::singular, x, lambda, m);
+  ws.Gt = G.transpose();
+  ws.Gt_qr.setThreshold(ws.pivot_tolerance);
+  ws.Gt_qr.compute(ws.Gt);
+  if (ws.Gt_qr.rank() < m) return detail::zero_outputs(Status::singular, x, lambda, m);
+  ws.Q = ws.Gt_qr.householderQ();
+  const auto R = ws.Gt_qr.matrixR().topLeftCorner(m, m).template triangularView<Eigen::Upper>();
+  // Rᵀ a = Pᵀ g
+  ws.qy = ws.Gt_qr.colsPermutation().transpose() * g;
+  R.transpose().solveInPlace(ws.qy);
+  const int k = NV - m;
+  ws.t.noalias() = ws.Q.leftCols(m) * ws.qy;  // particular solution Qy a
+  ws.t2 = b;
+  ws.t2.noalias() -= H * ws.t;
+  ws.ZHZ.noalias() = ws.Q.rightCols(k).transpose() * H * ws.Q.rightCols(k);
+  ws.ZHZ_llt.compute(ws.ZHZ);
+  if (ws.ZHZ_llt.info() != Eigen::Success) return detail::zero_outputs(Status::singular, x, lambda, m);
+  ws.qz.noalias() = ws.Q.rightCols(k).transpose() * ws.t2;
+  ws.ZHZ_llt.solveInPlace(ws.qz);
+  x = ws.t;
+  x.noalias() += ws.Q.rightCols(k) * ws.qz;
+  // λ = P R⁻¹ Qyᵀ (H x − b)
+  ws.t2.noalias() = H * x;
+  ws.t2 -= b;
+  ws.r.noalias() = ws.Q.leftCols(m).transpose() * ws.t2;
+  R.solveInPlace(ws.r);
+  lambda = ws.Gt_qr.colsPermutation() * ws.r;
+  return Status::ok;
+}
+
+}  // namespace talus
