@@ -35,6 +35,7 @@
 #include <talus/models/ur5.hpp>
 #include <talus/talus.hpp>
 
+#include "constrained_bench.hpp"
 #include "mujoco_support.hpp"
 
 #ifndef TALUS_BENCH_FLAGS
@@ -389,6 +390,7 @@ int main(int argc, char** argv) {
   ok &= add_model("panda_arm7", tm::panda_arm7::make_model<double>(), dir + "/panda/panda_arm7.urdf", false, false,
                   "panda_hand_tcp");
   if (!ok) return 1;
+  talus_bench::register_constrained_benchmarks(dir);
 
   NullBuffer null_buffer;
   std::ostream null_stream(&null_buffer);
@@ -433,6 +435,7 @@ int main(int argc, char** argv) {
   }
   o << "\nAgreement on the benchmark states (max |talus − MuJoCo| / max |talus|):\n\n";
   for (const auto& mi : g_models) o << "- " << mi.name << ": " << mi.agreement << "\n";
+  o << talus_bench::constrained_table([&](const std::string& n, double& t) { return reporter.get(n, t); });
   std::fputs(o.str().c_str(), stdout);
   return 0;
 }

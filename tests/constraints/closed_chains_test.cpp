@@ -22,6 +22,7 @@ TEST(ConsistencyConstraints, FourBar) {
     assemble(model, cs, q, v, rng);
     for (int k = 0; k < 3; ++k) tau[k] = rng.uniform(-1, 1);
     check_forward_methods(model, cs, q, v, tau, false);
+    check_gamma_and_jacobian(model, cs, q, v, true);
     check_impulse_methods(model, cs, q, v, rng);
     check_wrenches(model, cs, q, v, tau);
   }
@@ -44,6 +45,7 @@ TEST(ConsistencyConstraints, SliderCrank3D) {
     assemble(model, cs, q, v, rng);
     for (int k = 0; k < SliderCrank::nv; ++k) tau[k] = rng.uniform(-1, 1);
     check_forward_methods(model, cs, q, v, tau, false);
+    check_gamma_and_jacobian(model, cs, q, v, true);
     check_impulse_methods(model, cs, q, v, rng);
     check_wrenches(model, cs, q, v, tau);
   }

@@ -60,6 +60,55 @@ typename ModelT::TangentVector check_forward_methods(const ModelT& model, talus:
   return ddq_ref;
 }
 
+/// γ and G from outside the solvers: γ = −Ġ q̇ by a central difference of G along q̇
+/// (G(q ⊕ h q̇) − G(q ⊖ h q̇)) / 2h, with the Baumgarte terms added back from the errors; and,
+/// if `positions`, the position errors' derivative along q̇ equals G q̇ (rows that are
+/// position-level; exact for contacts and linear loop rows, for angular loop rows only at a
+/// closed loop).
+template <class ModelT, int MR, int MC, class Q, class V>
+void check_gamma_and_jacobian(const ModelT& model, talus::ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
+                              bool positions) {
+  auto data = std::make_unique<talus::Data<ModelT>>();
+  const double h = 1e-6;
+  typename ModelT::ConfigVector qp, qm;
+  ASSERT_EQ(talus::integrate(model, q, (h * v).eval(), qp), talus::Status::ok);
+  ASSERT_EQ(talus::integrate(model, q, (-h * v).eval(), qm), talus::Status::ok);
+  ASSERT_EQ(talus::compute_constraint_jacobian(model, *data, cs, qp), talus::Status::ok);
+  const Eigen::MatrixXd Gp = cs.G;
+  const Eigen::VectorXd ep = cs.position_error;
+  ASSERT_EQ(talus::compute_constraint_jacobian(model, *data, cs, qm), talus::Status::ok);
+  const Eigen::MatrixXd Gm = cs.G;
+  const Eigen::VectorXd em = cs.position_error;
+  ASSERT_EQ(talus::compute_constraint_gamma(model, *data, cs, q, v), talus::Status::ok);
+  Eigen::VectorXd gamma = cs.gamma;
+  const Eigen::VectorXd Gv = cs.G * v;
+  Eigen::VectorXd ev;
+  ASSERT_EQ(talus::compute_velocity_errors(model, *data, cs, q, v, ev), talus::Status::ok);
+  Eigen::VectorXd e;
+  ASSERT_EQ(talus::compute_position_errors(model, *data, cs, q, e), talus::Status::ok);
+  for (int c = 0; c < cs.size(); ++c) {
+    const int r = cs.row_offset(c);
+    const auto& en = cs.constraint(c);
+    if (r < 0 || !en.baumgarte.enabled) continue;
+    const double a = 1.0 / en.baumgarte.time_constant;
+    for (int j = 0; j < en.rows; ++j) gamma[r + j] += 2 * a * ev[r + j] + a * a * e[r + j];
+  }
+  const Eigen::VectorXd fd = -((Gp - Gm) / (2 * h)) * v;
+  EXPECT_LE((gamma - fd).cwiseAbs().maxCoeff(), 1e-6 * std::max(1.0, fd.cwiseAbs().maxCoeff())) << "gamma = -dG/dt v";
+  if (positions) {
+    const Eigen::VectorXd de = (ep - em) / (2 * h);
+    for (int c = 0; c < cs.size(); ++c) {
+      const int r = cs.row_offset(c);
+      const auto& en = cs.constraint(c);
+      if (r < 0) continue;
+      for (int j = 0; j < en.rows; ++j)
+        if (en.kind == talus::ConstraintKind::contact || en.position_level[j]) {
+          EXPECT_NEAR(de[r + j], Gv[r + j], 1e-6 * std::max(1.0, std::abs(Gv[r + j]))) << "row " << r + j;
+        }
+    }
+  }
+}
+
 /// Impulses by every method: agree, reach G q̇⁺ = v⁺ (zero and a random target), and a
 /// plastic impact (v⁺ = 0) does not add kinetic energy.
 template <class ModelT, int MR, int MC, class Q, class V>
@@ -149,6 +198,7 @@ void run_random_states(const ModelT& model, talus::ConstraintSet<ModelT, MR>& cs
   for (int i = 0; i < states; ++i) {
     const auto s = random_state(model, rng);
     check_forward_methods(model, cs, s.q, s.v, s.tau, contacts_only);
+    check_gamma_and_jacobian(model, cs, s.q, s.v, contacts_only);
     check_impulse_methods(model, cs, s.q, s.v, rng);
     check_wrenches(model, cs, s.q, s.v, s.tau);
   }

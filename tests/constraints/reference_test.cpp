@@ -58,6 +58,7 @@ TEST(ReferenceConstraints, DoublePendulumAbsoluteCoordinates) {
     TwoFreeBodies::TangentVector ddq;
     Eigen::VectorXd lambda;
     ddq = check_forward_methods(model, cs, q, v, tau, false, &lambda);
+    check_gamma_and_jacobian(model, cs, q, v, true);
     for (int b = 0; b < 2; ++b)
       EXPECT_LE(rel_err(ddq.segment<6>(6 * b), jdata->a[b]), 1e-10) << "body " << b << " state " << i;
   }

@@ -38,9 +38,9 @@ Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) 
   d.compute(Kmat);
   const int n = static_cast<int>(Kmat.rows());
   using D = std::decay_t<Decomp>;
-  if constexpr (std::is_same_v<D, Eigen::PartialPivLU<K>>) {
+  if constexpr (std::is_same_v<D, UnblockedPartialPivLU<K>>) {
     if (!pivots_ok(d.matrixLU().diagonal(), tol)) return Status::singular;
-    x = d.solve(x);
+    d.solve_in_place(x);
   } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>> || std::is_same_v<D, Eigen::ColPivHouseholderQR<K>>) {
     d.setThreshold(tol);
     if (d.rank() < n) return Status::singular;
@@ -73,7 +73,8 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
   using K = typename SolverWorkspace<S, NV, MR>::KKTMatrix;
   switch (method) {
     case KKTMethod::partial_piv_lu:
-      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::PartialPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedPartialPivLU<K>>(), ws.K, ws.kkt_x,
+                                   ws.pivot_tolerance);
       break;
     case KKTMethod::full_piv_lu:
       s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
@@ -107,16 +108,25 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   const int m = static_cast<int>(G.rows());
   ws.t = b;
   solve_ltl(model, data, ws.t);  // x₀ = H⁻¹ b
-  ws.Z = G.transpose();
-  solve_lt(model, data, ws.Z);  // Z = L⁻ᵀ Gᵀ
-  ws.Y.noalias() = ws.Z.transpose() * ws.Z;  // G H⁻¹ Gᵀ
+  // W = G L⁻¹ (= Zᵀ, Z = L⁻ᵀ Gᵀ), by columns: each column of the column-major m × nv
+  // matrix is contiguous, so the tree-sparse back substitution runs on whole columns.
+  using Tree = typename ModelT::Tree;
+  auto& W = ws.W;
+  W = G;
+  for (int i = ModelT::nv - 1; i >= 0; --i) {
+    W.col(i) /= data.L(i, i);
+    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) W.col(j) -= data.L(i, j) * W.col(i);
+  }
+  ws.Y.setZero(m, m);
+  ws.Y.template selfadjointView<Eigen::Lower>().rankUpdate(W);  // G H⁻¹ Gᵀ = W Wᵀ
+  ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
   ws.Y_llt.compute(ws.Y);
   if (ws.Y_llt.info() != Eigen::Success ||
       !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
     return detail::zero_outputs(Status::singular, x, lambda, m);
   ws.r = g - G * ws.t;
   lambda = ws.Y_llt.solve(ws.r);
-  ws.t2.noalias() = ws.Z * lambda;  // L⁻ᵀ Gᵀ λ
+  ws.t2.noalias() = W.transpose() * lambda;  // L⁻ᵀ Gᵀ λ
   solve_l(model, data, ws.t2);      // H⁻¹ Gᵀ λ
   x = ws.t + ws.t2;
   return Status::ok;
