@@ -1,9 +1,12 @@
 // On-target test program: one source, built for every target (x86-64, aarch64, Cortex-M7,
 // Cortex-M4F). Checks talus's forward kinematics, CRBA, RNEA and ABA on solo12 (floating
-// base, nv 18) and ur5 (fixed base, nv 6) at the states of talus_target_reference.hpp,
-// whose inputs and expected outputs the host computed in double at build time
-// (targets/host/reference.cpp), then runs the rt loop runner for a few hundred periods.
-// Exit status 0 only if every check passes.
+// base, nv 18) and ur5 (fixed base, nv 6), and constrained forward dynamics of solo12 with
+// its four feet in contact (12 rows; range-space and direct PartialPivLU methods, q̈ and λ),
+// at the states of talus_target_reference.hpp, whose inputs and expected outputs the host
+// computed in double at build time (targets/host/reference.cpp), then runs the rt loop runner
+// for a few hundred periods. Exit status 0 only if every check passes. On Cortex-M it also
+// reports (and bounds) the stack the constrained solves need: the ConstraintSet and the Data
+// are in static storage, never on the stack.
 //
 // Output goes through talus::port::log_write only (no printf, hence no stdio buffers and no
 // heap on bare metal); numbers are formatted by the small Line class below.
@@ -12,6 +15,7 @@
 // targets only) the same program is the bit test of the reproducible profile: talus and this
 // file are compiled with talus::reproducible, the host's reference was too, and every output
 // value must have exactly the host's bits (0 ulp). The loop checks are skipped there.
+#include <talus/constraints.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/models/ur5.hpp>
 #include <talus/rt/loop.hpp>
@@ -20,11 +24,22 @@
 
 #include <cstdint>
 #include <cstring>
+#include <new>
 
 #include "talus_target_reference.hpp"
 
 #if defined(TALUS_TARGET_POSIX)
 #include <talus/port/posix.hpp>
+#endif
+#if defined(__arm__) && !defined(TALUS_TARGET_POSIX) && !defined(TALUS_TARGET_BITS)
+#include <talus/port/cortex_m.hpp>
+#define TALUS_TARGET_STACK_PAINT 1  // bare metal: measure the stack (not in the bit test)
+#endif
+#ifndef TALUS_TARGET_STACK_BUDGET
+// Bytes of stack one constrained solve may use on Cortex-M (checked by stack painting); the
+// solvers keep their matrices in the static ConstraintSet, so this is frames and small
+// temporaries only. The whole program must stay within the linker script's stack as well.
+#define TALUS_TARGET_STACK_BUDGET 8192
 #endif
 
 #ifndef TALUS_TARGET_SCALAR
@@ -86,10 +101,38 @@ namespace {
 //   The host's own float run (printed by talus_target_reference, copied at the end of the
 //   generated header) sees at most ≈ 3.3·eps_f on every quantity, ≈ 0.35·eps_f·κ₂(scaled)
 //   for ABA: the tolerances leave a margin of ~20 for a different compiler and libm.
+//
+// Constrained forward dynamics (solo12, four feet: K z = r with K = [H Gᵀ; G 0], 30 x 30,
+// z = [q̈; −λ], r = [τ − C; γ]). The range-space and the direct (PartialPivLU) methods are
+// each compared with the host's result of the same method.
+//   double: 1e-12, as above: host and target build H, C, G, γ the same way up to a few ulp
+//   (FMA contraction, SIMD summation order) and factorize them in the same order. Measured,
+//   not proven: the first-order bound (a few ulp times κ below, κ up to 1.7e4) would allow
+//   ≈ 1e-11 at the worst-conditioned state. Measured when this was written: x86-64 1.8e-14,
+//   aarch64 and Cortex-M7 (both fuse multiply-adds) 3.1e-13, all at state 6 (a nearly
+//   stretched front-left leg, the largest κ_λ): a margin of 3 there, ~50 elsewhere.
+//   float (M4F): the solve amplifies the float errors of its inputs H, C, G, γ by the
+//   condition numbers of the two blocks of the KKT solution (reference.cpp,
+//   constrained_conds; per state in the reference header):
+//     κ_q̈ = [‖P‖ (‖τ‖ + ‖C‖ + ‖H‖‖q̈‖ + ‖G‖‖λ‖) + ‖R‖ (‖γ‖ + ‖G‖‖q̈‖)] / ‖q̈‖,
+//     κ_λ = [‖R‖ (‖τ‖ + ‖C‖ + ‖H‖‖q̈‖ + ‖G‖‖λ‖) + ‖Y⁻¹‖ (‖γ‖ + ‖G‖‖q̈‖)] / ‖λ‖,
+//   with K⁻¹ = [P Rᵀ; R −Y⁻¹], Y = G H⁻¹ Gᵀ, 2-norms: to first order, relative 2-norm errors
+//   ≤ ε in H, C, G, γ and τ give q̈ and λ a relative 2-norm error ≤ ε·κ, whichever method
+//   factorizes K (its own backward error is a perturbation of the same kind). κ is large for
+//   solo12 (here κ_q̈, κ_λ ≤ 1.7e4; κ₂(G H⁻¹ Gᵀ) alone is ≤ 90): talus's CRBA is the
+//   world-frame one, so a light leg's entries of H (≈ 4e-4 kg·m²) are differences of m·|c|²
+//   terms of the whole robot about the world origin (≈ 2.5), and a leg near a stretched pose
+//   makes the constraint nearly singular. The host's float run measures ε ≤ 2.8 eps_f (header
+//   comment: H 2.5, C 2.1, G 1.6, γ 2.8). With ε = 4 eps_f and √n ≤ 4.3 from the 2-norm
+//   bound to the max-norm error measured here: 17·eps_f·κ; tolerance 32·eps_f·κ (≤ 0.066),
+//   the factor 2 for second-order terms. The host's float run sees at most 0.34·eps_f·κ: a
+//   margin of ~90. This error is the problem's, not the solver's: the host's float H, C, G, γ
+//   solved exactly in double give the same error (≈ 3e-4 at the worst state, state 6).
 constexpr bool is_float = sizeof(S) == sizeof(float);
 constexpr double eps_f = 1.1920928955078125e-07;  // 2^-23
 constexpr double tol_forward = is_float ? 64 * eps_f : 1e-12;
 double tol_aba(double cond_scaled) { return is_float ? 64 * eps_f * cond_scaled : 1e-12; }
+double tol_constrained(double cond) { return is_float ? 32 * eps_f * cond : 1e-12; }
 
 // --- output without printf ------------------------------------------------------------------
 
@@ -290,6 +333,29 @@ bool fma_contraction_seen() {
 }
 #endif
 
+#if defined(TALUS_TARGET_BITS)
+void report(const char* model, const Worst* w, const Bits* b, int n) {
+  for (int k = 0; k < n; ++k) {
+    Line l;
+    l << model << " " << w[k].what << ": " << b[k].values << " values, " << b[k].differ << " differ from the host's bits";
+    if (b[k].differ)
+      l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state << ")  FAIL";
+    l.end();
+  }
+}
+#else
+void report(const char* model, const Worst* w, int n) {
+  for (int k = 0; k < n; ++k) {
+    const Worst& x = w[k];
+    Line l;
+    l << model << " " << x.what << ": worst rel err ";
+    l.sci(x.err) << " (state " << x.state << ", tol ";
+    l.sci(x.tol) << ")" << (x.err <= x.tol ? "" : "  FAIL");
+    l.end();
+  }
+}
+#endif
+
 template <class ModelT, class Ref>
 void check_model(const ModelT& model, talus::Data<ModelT>& data) {
   static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb, "reference does not match the model");
@@ -338,22 +404,10 @@ void check_model(const ModelT& model, talus::Data<ModelT>& data) {
     compare(6, out.data(), Ref::aba_ddq[s], nv, tol_aba(Ref::cond_scaled_H[s]), s);
   }
 #if defined(TALUS_TARGET_BITS)
-  for (int k = 0; k < 7; ++k) {
-    Line l;
-    l << Ref::name << " " << w[k].what << ": " << b[k].values << " values, " << b[k].differ << " differ from the host's bits";
-    if (b[k].differ)
-      l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state << ")  FAIL";
-    l.end();
-  }
-  return;
+  report(Ref::name, w, b, 7);
+#else
+  report(Ref::name, w, 7);
 #endif
-  for (const Worst& x : w) {
-    Line l;
-    l << Ref::name << " " << x.what << ": worst rel err ";
-    l.sci(x.err) << " (state " << x.state << ", tol ";
-    l.sci(x.tol) << ")" << (x.err <= x.tol ? "" : "  FAIL");
-    l.end();
-  }
 }
 
 // --- models and workspaces: static, never on the (small) stack --------------------------------
@@ -366,6 +420,143 @@ const Solo g_solo = solo::make_model<S>();
 const Ur5 g_ur5 = ur5::make_model<S>();
 talus::Data<Solo> g_solo_data;
 talus::Data<Ur5> g_ur5_data;
+
+// --- constrained forward dynamics: solo12 on its four feet ------------------------------------
+
+// Each foot a contact with the world axes x, y, z: 12 rows (as the host's reference.cpp).
+constexpr const char* kFeet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+using FeetSet = talus::ConstraintSet<Solo, 12>;
+// The set lives in static storage (tens of kB of fixed-capacity workspace: never on the
+// stack), constructed in place once by setup_feet() and never destroyed. Not a plain static
+// object because ConstraintSet is not trivially destructible (Eigen's FullPivLU,
+// ColPivHouseholderQR and LDLT in its workspace): its destructor would be registered at
+// start-up, through __cxa_atexit on Linux, which the no-heap check rightly refuses.
+alignas(FeetSet) unsigned char g_feet_storage[sizeof(FeetSet)];
+FeetSet* g_solo_feet = nullptr;
+
+void setup_feet() {
+  g_solo_feet = ::new (static_cast<void*>(g_feet_storage)) FeetSet();
+  using V3 = talus::Vector3<S>;
+  for (const char* foot : kFeet) {
+    const auto& F = g_solo.frames[solo::frame_id(foot)];
+    status_check(g_solo_feet->add_contact(F.body, F.placement.p, {V3::UnitX(), V3::UnitY(), V3::UnitZ()}, foot),
+                 "add_contact", "solo12", -1);
+  }
+  status_check(g_solo_feet->bind(g_solo), "bind", "solo12", -1);
+}
+
+#if defined(TALUS_TARGET_STACK_PAINT)
+// Stack painting (port/cortex-m): the startup code paints the whole stack at reset because
+// this image defines talus_stack_paint; paint_below_sp() repaints below the live stack
+// pointer before a measured call, stack_low_water() finds the lowest word written since.
+extern "C" __attribute__((used)) const char talus_stack_paint = 1;
+extern "C" std::uint32_t _sstack, _estack;  // port/cortex-m/mps2.ld
+
+std::uintptr_t stack_pointer() {
+  std::uintptr_t sp;
+  asm volatile("mov %0, sp" : "=r"(sp));
+  return sp;
+}
+__attribute__((noinline)) void paint_below_sp() {
+  volatile std::uint32_t* p = &_sstack;
+  volatile std::uint32_t* const end = reinterpret_cast<volatile std::uint32_t*>(stack_pointer() - 256);
+  while (p < end) *p++ = talus::port::cortex_m::stack_paint_word;
+}
+std::uintptr_t stack_low_water() {
+  const volatile std::uint32_t* p = &_sstack;
+  while (p < &_estack && *p == talus::port::cortex_m::stack_paint_word) ++p;
+  return reinterpret_cast<std::uintptr_t>(p);
+}
+std::uint64_t g_stack_cfd[2] = {0, 0};  // deepest stack of one call: range space, direct
+#endif
+
+enum class CfdMethod { range_space, direct_lu };
+
+/// One constrained solve; on Cortex-M also the stack it used (bytes below the stack pointer
+/// at the call), kept at its deepest in g_stack_cfd.
+__attribute__((noinline)) talus::Status solve_constrained(CfdMethod m, const Solo::ConfigVector& q,
+                                                          const Solo::TangentVector& v, const Solo::TangentVector& tau,
+                                                          Solo::TangentVector& ddq) {
+#if defined(TALUS_TARGET_STACK_PAINT)
+  paint_below_sp();
+  const std::uintptr_t sp = stack_pointer();
+#endif
+  const talus::Status st =
+      m == CfdMethod::range_space
+          ? talus::forward_dynamics_range_space(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq)
+          : talus::forward_dynamics_direct(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq, talus::KKTMethod::partial_piv_lu);
+#if defined(TALUS_TARGET_STACK_PAINT)
+  const std::uint64_t depth = sp - stack_low_water();
+  std::uint64_t& deepest = g_stack_cfd[m == CfdMethod::range_space ? 0 : 1];
+  if (depth > deepest) deepest = depth;
+#endif
+  return st;
+}
+
+template <class Ref>
+void check_constrained() {
+  static_assert(Ref::constrained && Ref::nc == FeetSet::max_rows && Ref::nv == Solo::nv, "reference does not match the feet");
+  constexpr int nq = Solo::nq, nv = Solo::nv, nc = Ref::nc;
+  Worst w[4] = {{"cfd range-space ddq"}, {"cfd range-space lambda"}, {"cfd direct-lu ddq"}, {"cfd direct-lu lambda"}};
+#if defined(TALUS_TARGET_BITS)
+  Bits b[4];
+  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) { record_bits(w[k].what, b[k], x, r, n, s, Ref::name); };
+#else
+  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) { record(w[k], rel_err(x, r, n), tol, s, Ref::name); };
+#endif
+  for (int s = 0; s < Ref::nstates; ++s) {
+    Solo::ConfigVector q;
+    Solo::TangentVector v, tau, ddq;
+    for (int k = 0; k < nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
+    for (int k = 0; k < nv; ++k) {
+      v[k] = static_cast<S>(Ref::v[s][k]);
+      tau[k] = static_cast<S>(Ref::tau[s][k]);
+    }
+    const double tol_ddq = tol_constrained(Ref::cfd_cond_ddq[s]), tol_lambda = tol_constrained(Ref::cfd_cond_lambda[s]);
+    const double* ref_ddq[2] = {Ref::cfd_rs_ddq[s], Ref::cfd_lu_ddq[s]};
+    const double* ref_lambda[2] = {Ref::cfd_rs_lambda[s], Ref::cfd_lu_lambda[s]};
+    const CfdMethod methods[2] = {CfdMethod::range_space, CfdMethod::direct_lu};
+    const char* names[2] = {"forward_dynamics_range_space", "forward_dynamics_direct"};
+    for (int m = 0; m < 2; ++m) {
+      status_check(solve_constrained(methods[m], q, v, tau, ddq), names[m], Ref::name, s);
+      compare(2 * m, ddq.data(), ref_ddq[m], nv, tol_ddq, s);
+      ++g_tally.checks;
+      if (g_solo_feet->lambda.size() != nc) {
+        ++g_tally.failures;
+        Line l;
+        l << "FAIL " << Ref::name << " " << names[m] << " state " << s << ": " << static_cast<int>(g_solo_feet->lambda.size())
+          << " multipliers, expected " << nc;
+        l.end();
+        continue;
+      }
+      compare(2 * m + 1, g_solo_feet->lambda.data(), ref_lambda[m], nc, tol_lambda, s);
+    }
+  }
+#if defined(TALUS_TARGET_BITS)
+  report(Ref::name, w, b, 4);
+#else
+  report(Ref::name, w, 4);
+#endif
+}
+
+#if defined(TALUS_TARGET_STACK_PAINT)
+void check_stack() {
+  const std::uint64_t high = talus::port::cortex_m::stack_high_water(), size = talus::port::cortex_m::stack_size();
+  bool ok = true;
+  for (int m = 0; m < 2; ++m) ok = ok && g_stack_cfd[m] > 0 && g_stack_cfd[m] <= TALUS_TARGET_STACK_BUDGET;
+  ok = ok && high < size;
+  ++g_tally.checks;
+  if (!ok) ++g_tally.failures;
+  Line l;
+  l << (ok ? "" : "FAIL ") << "stack: solo12 cfd range-space " << g_stack_cfd[0] << " B, direct " << g_stack_cfd[1]
+    << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET) << " B); high-water since reset " << high
+    << " of " << size << " B";
+  l.end();
+  l << "static storage: solo12 ConstraintSet<12 rows> " << static_cast<std::uint64_t>(sizeof(FeetSet)) << " B, Data "
+    << static_cast<std::uint64_t>(sizeof(g_solo_data)) << " B";
+  l.end();
+}
+#endif
 
 #if !defined(TALUS_TARGET_BITS)  // the bit test checks values only
 // --- the loop runner --------------------------------------------------------------------------
@@ -478,6 +669,8 @@ int main() {
   l.end();
   check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
   check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
+  setup_feet();
+  check_constrained<talus_target_ref::solo12>();
   l << "bits: " << g_bits_values << " values compared, " << g_bits_differ << " differ"
     << (g_bits_differ ? "" : ": host == target, bit for bit");
   l.end();
@@ -489,10 +682,15 @@ int main() {
   const std::uint64_t t0 = talus::port::now_ns(), c0 = talus::port::cycles();
   check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
   check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
+  setup_feet();
+  check_constrained<talus_target_ref::solo12>();
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
   l.end();
 
+#if defined(TALUS_TARGET_STACK_PAINT)
+  check_stack();
+#endif
   check_loop();
   check_overrun(talus::rt::Overrun::skip);
   check_overrun(talus::rt::Overrun::catch_up);

@@ -3,7 +3,10 @@
 // for each model, `talus_target_test_states` random states (q, v, a, tau) and the outputs
 // of forward kinematics (oMi, body velocities and accelerations), CRBA (H), RNEA (tau) and
 // ABA (ddq) computed in double on the host, every number as a hex-float literal (exact).
-// Also κ₂(H) per state, which the float tolerance of ABA uses. Built with the reproducible
+// For solo12 also constrained forward dynamics with its four feet in contact (12 rows; q̈ and
+// λ of the range-space method and of the direct method with PartialPivLU). Also κ₂(H) per
+// state, which the float tolerance of ABA uses, and the condition numbers κ_ddq, κ_lambda of
+// the constrained system (constrained_conds below), which those of constrained FD use. Built with the reproducible
 // profile (talus::reproducible, see targets/README.md), so that the double values are also
 // the exact bits Cortex-M7 and aarch64 must reproduce (target_<name>_bits).
 //
@@ -13,11 +16,13 @@
 // a comment of the header) the worst float errors it saw, as evidence for the float
 // tolerances chosen in target_test.cpp. Host tool: the heap, stdio and Eigen's eigensolver
 // are fine here.
+#include <talus/constraints.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/models/ur5.hpp>
 #include <talus/talus.hpp>
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -105,6 +110,83 @@ double rel_err(const std::vector<double>& x, const std::vector<double>& r) {
   return s > 0 ? d / s : d;
 }
 
+// --- constrained forward dynamics (solo12, four feet) -----------------------------------------
+
+// Each foot a contact with the world axes x, y, z: 12 rows. target_test.cpp builds the same set.
+constexpr const char* kFeet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+constexpr int kFeetRows = 12;
+
+template <class ModelT, class CS>
+bool add_feet(const ModelT& model, CS& cs) {
+  using V3 = talus::Vector3<typename ModelT::Scalar>;
+  for (const char* foot : kFeet) {
+    const auto& F = model.frames[talus::models::solo12::frame_id(foot)];
+    if (cs.add_contact(F.body, F.placement.p, {V3::UnitX(), V3::UnitY(), V3::UnitZ()}, foot) != talus::Status::ok)
+      return false;
+  }
+  return cs.bind(model) == talus::Status::ok && cs.active_rows() == kFeetRows;
+}
+
+// q̈ and λ of the two methods the targets check: range space, direct (PartialPivLU).
+struct Constrained {
+  std::vector<double> rs_ddq, rs_lambda, lu_ddq, lu_lambda;
+};
+
+template <class ModelT, class CS, class Q, class V>
+bool compute_constrained(const ModelT& model, talus::Data<ModelT>& data, CS& cs, const Q& q, const V& v, const V& tau,
+                         Constrained& o) {
+  typename ModelT::TangentVector ddq;
+  bool ok = talus::forward_dynamics_range_space(model, data, cs, q, v, tau, ddq) == talus::Status::ok;
+  append(o.rs_ddq, ddq);
+  append(o.rs_lambda, cs.lambda);
+  ok &= talus::forward_dynamics_direct(model, data, cs, q, v, tau, ddq, talus::KKTMethod::partial_piv_lu) ==
+        talus::Status::ok;
+  append(o.lu_ddq, ddq);
+  append(o.lu_lambda, cs.lambda);
+  return ok;
+}
+
+// λmax / λmin in magnitude of a symmetric matrix.
+double cond2_sym(const Eigen::MatrixXd& A) {
+  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(A, Eigen::EigenvaluesOnly);
+  const Eigen::VectorXd e = es.eigenvalues().cwiseAbs();
+  return e.maxCoeff() / e.minCoeff();
+}
+
+double norm2(const Eigen::MatrixXd& A) { return Eigen::JacobiSVD<Eigen::MatrixXd>(A).singularValues()(0); }
+
+// Condition of the constrained system at one state (double, host). The solution z = [q̈; −λ]
+// of K z = r, K = [H Gᵀ; G 0], r = [τ − C; γ], has
+//   K⁻¹ = [P  Rᵀ; R  −Y⁻¹],  Y = G H⁻¹ Gᵀ,  R = Y⁻¹ G H⁻¹,  P = H⁻¹ − H⁻¹ Gᵀ Y⁻¹ G H⁻¹,
+// so, to first order, perturbations of the inputs of the solve with ‖δH‖ ≤ ε‖H‖, ‖δG‖ ≤ ε‖G‖,
+// ‖δC‖ ≤ ε‖C‖, ‖δτ‖ ≤ ε‖τ‖, ‖δγ‖ ≤ ε‖γ‖ (2-norms) move q̈ and λ by at most ε·κ relative:
+//   κ_q̈ = [‖P‖ (‖τ‖ + ‖C‖ + ‖H‖‖q̈‖ + ‖G‖‖λ‖) + ‖R‖ (‖γ‖ + ‖G‖‖q̈‖)] / ‖q̈‖
+//   κ_λ = [‖R‖ (‖τ‖ + ‖C‖ + ‖H‖‖q̈‖ + ‖G‖‖λ‖) + ‖Y⁻¹‖ (‖γ‖ + ‖G‖‖q̈‖)] / ‖λ‖
+// (the normwise condition numbers of the two blocks of the KKT solution). In float, H, C, G
+// and γ come out of forward recursions with a small normwise relative error, H's dominated by
+// the world-frame CRBA (composite inertias about the world origin, so a light leg's entries
+// are differences of m·|c|² terms of the whole robot); κ turns that into the error of q̈ and λ,
+// whichever method factorizes K. Also returned: κ₂(K) and κ₂(Y), for the record.
+struct Conds {
+  double ddq, lambda, kkt, Y;
+};
+Conds constrained_conds(const Eigen::MatrixXd& H, const Eigen::MatrixXd& G, const Eigen::VectorXd& tau,
+                        const Eigen::VectorXd& C, const Eigen::VectorXd& gamma, const Eigen::VectorXd& ddq,
+                        const Eigen::VectorXd& lambda) {
+  const Eigen::Index n = H.rows(), m = G.rows();
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n + m, n + m);
+  K.topLeftCorner(n, n) = H;
+  K.topRightCorner(n, m) = G.transpose();
+  K.bottomLeftCorner(m, n) = G;
+  const Eigen::MatrixXd Ki = K.fullPivLu().inverse();
+  const double nP = norm2(Ki.topLeftCorner(n, n)), nR = norm2(Ki.bottomLeftCorner(m, n)),
+               nYi = norm2(Ki.bottomRightCorner(m, m));
+  const double nH = norm2(H), nG = norm2(G), x = ddq.norm(), l = lambda.norm();
+  const double top = tau.norm() + C.norm() + nH * x + nG * l, bottom = gamma.norm() + nG * x;
+  const Eigen::MatrixXd Y = G * H.llt().solve(G.transpose());
+  return {(nP * top + nR * bottom) / x, (nR * top + nYi * bottom) / l, cond2_sym(K), cond2_sym(Y)};
+}
+
 template <class Ns>
 bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, std::string& float_notes) {
   using MD = typename Ns::template Model<double>;
@@ -114,6 +196,21 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
   static talus::Data<MD> data;
   static talus::Data<MF> data_f;
   constexpr int nq = MD::nq, nv = MD::nv, nb = MD::nb;
+
+  // Constrained forward dynamics (models with Ns::constrained: solo12's feet).
+  static talus::ConstraintSet<MD, kFeetRows> cs;
+  static talus::ConstraintSet<MF, kFeetRows> cs_f;
+  std::vector<std::vector<double>> CRS_DDQ, CRS_L, CLU_DDQ, CLU_L;
+  std::vector<double> c_kx, c_kl;
+  const char* cqty[] = {"range-space ddq", "range-space lambda", "direct-LU ddq", "direct-LU lambda"};
+  double cworst_f[4] = {0, 0, 0, 0}, cworst_over[4] = {0, 0, 0, 0}, c_methods = 0, c_resid = 0, c_kkt_max = 0,
+         c_Y_max = 0, c_in_err[4] = {0, 0, 0, 0};
+  if constexpr (Ns::constrained) {
+    if (!add_feet(model, cs) || !add_feet(model_f, cs_f)) {
+      std::fprintf(stderr, "talus_target_reference: %s: cannot build the feet constraint set\n", name);
+      return false;
+    }
+  }
 
   talus::Random rng(seed);
   std::vector<std::vector<double>> Q, V, A, T, R, P, BV, BA, H, TAU, DDQ;
@@ -164,6 +261,44 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
     for (int k = 0; k < 7; ++k) worst_f[k] = std::max(worst_f[k], rel_err(*got[k], *ref[k]));
     worst_aba_over_cond = std::max(worst_aba_over_cond, rel_err(of.ddq, o.ddq) / k2);
     worst_aba_over_conds = std::max(worst_aba_over_conds, rel_err(of.ddq, o.ddq) / ks);
+
+    if constexpr (Ns::constrained) {
+      Constrained c, cf;
+      ok &= compute_constrained(model, data, cs, q, v, tau, c);
+      // data.H, cs.G, cs.C, cs.gamma are the direct method's (the last call): the system at this state
+      const Eigen::MatrixXd Hd = data.H, Gd = cs.G;
+      const Eigen::VectorXd tau_d = tau, C_d = cs.C, gamma_d = cs.gamma;
+      const Eigen::Map<const Eigen::VectorXd> x(c.lu_ddq.data(), MD::nv), l(c.lu_lambda.data(), kFeetRows);
+      const Conds k = constrained_conds(Hd, Gd, tau_d, C_d, gamma_d, x, l);
+      c_kx.push_back(k.ddq);
+      c_kl.push_back(k.lambda);
+      c_kkt_max = std::max(c_kkt_max, k.kkt);
+      c_Y_max = std::max(c_Y_max, k.Y);
+      CRS_DDQ.push_back(c.rs_ddq);
+      CRS_L.push_back(c.rs_lambda);
+      CLU_DDQ.push_back(c.lu_ddq);
+      CLU_L.push_back(c.lu_lambda);
+      // double sanity: the two methods agree, and the KKT residuals of the direct solution
+      c_methods = std::max({c_methods, rel_err(c.rs_ddq, c.lu_ddq), rel_err(c.rs_lambda, c.lu_lambda)});
+      const Eigen::VectorXd r1 = Hd * x + C_d - Gd.transpose() * l - tau_d, r2 = Gd * x - gamma_d;
+      c_resid = std::max({c_resid, r1.cwiseAbs().maxCoeff() / std::max(1.0, (Hd * x).cwiseAbs().maxCoeff()),
+                          r2.cwiseAbs().maxCoeff() / std::max(1.0, gamma_d.cwiseAbs().maxCoeff())});
+      ok &= compute_constrained(model_f, data_f, cs_f, q.template cast<float>(), v.template cast<float>(),
+                                tau.template cast<float>(), cf);
+      // relative 2-norm errors of the float inputs of the solve (the direct method's, the last call)
+      const double in_err[4] = {
+          norm2(data_f.H.template cast<double>() - Hd) / norm2(Hd), (cs_f.C.template cast<double>() - C_d).norm() / C_d.norm(),
+          norm2(cs_f.G.template cast<double>() - Gd) / norm2(Gd),
+          (cs_f.gamma.template cast<double>() - gamma_d).norm() / gamma_d.norm()};
+      for (int j = 0; j < 4; ++j) c_in_err[j] = std::max(c_in_err[j], in_err[j]);
+      const std::vector<double>* cref[] = {&c.rs_ddq, &c.rs_lambda, &c.lu_ddq, &c.lu_lambda};
+      const std::vector<double>* cgot[] = {&cf.rs_ddq, &cf.rs_lambda, &cf.lu_ddq, &cf.lu_lambda};
+      for (int j = 0; j < 4; ++j) {
+        const double e = rel_err(*cgot[j], *cref[j]);
+        cworst_f[j] = std::max(cworst_f[j], e);
+        cworst_over[j] = std::max(cworst_over[j], e / (j % 2 ? k.lambda : k.ddq));
+      }
+    }
   }
   if (!ok) {
     std::fprintf(stderr, "talus_target_reference: %s: an algorithm did not return ok\n", name);
@@ -183,6 +318,29 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
   std::snprintf(line, sizeof line, "//   %s aba    worst float rel err / κ₂(H) = %.3g eps_f, / κ₂(scaled H) = %.3g eps_f\n",
                 name, worst_aba_over_cond / eps_f, worst_aba_over_conds / eps_f);
   float_notes += line;
+
+  if constexpr (Ns::constrained) {
+    auto mx = [](const std::vector<double>& x) { return *std::max_element(x.begin(), x.end()); };
+    std::snprintf(line, sizeof line,
+                  "//   %s constrained (4 feet, 12 rows): κ_ddq max %.3g, κ_lambda max %.3g; κ₂(KKT) max %.3g, "
+                  "κ₂(G H⁻¹ Gᵀ) max %.3g\n",
+                  name, mx(c_kx), mx(c_kl), c_kkt_max, c_Y_max);
+    float_notes += line;
+    std::snprintf(line, sizeof line,
+                  "//   %s constrained, double: range space vs direct LU rel diff max %.3g; KKT residual max %.3g\n", name,
+                  c_methods, c_resid);
+    float_notes += line;
+    std::snprintf(line, sizeof line,
+                  "//   %s constrained, float inputs of the solve, worst rel 2-norm err: H %.2g, C %.2g, G %.2g, gamma %.2g "
+                  "eps_f\n",
+                  name, c_in_err[0] / eps_f, c_in_err[1] / eps_f, c_in_err[2] / eps_f, c_in_err[3] / eps_f);
+    float_notes += line;
+    for (int j = 0; j < 4; ++j) {
+      std::snprintf(line, sizeof line, "//   %s %-18s worst float rel err %.3g = %.1f eps_f; / κ = %.3g eps_f\n", name,
+                    cqty[j], cworst_f[j], cworst_f[j] / eps_f, cworst_over[j] / eps_f);
+      float_notes += line;
+    }
+  }
 
   w.raw(std::string("struct ") + name + " {\n");
   w.raw("  static constexpr const char* name = \"" + std::string(name) + "\";\n");
@@ -207,18 +365,35 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
   w.raw("  // κ₂(H) = λmax / λmin per state, and κ₂(D^-1/2 H D^-1/2), D = diag(H)\n");
   w.array1("cond_H", cond);
   w.array1("cond_scaled_H", cond_s);
+  if constexpr (Ns::constrained) {
+    w.raw("  // constrained forward dynamics, 4 feet (FL, FR, HL, HR) x world (x, y, z) = 12 rows, at (q, v, tau)\n");
+    w.raw("  static constexpr bool constrained = true;\n  static constexpr int nc = " + std::to_string(kFeetRows) + ";\n");
+    w.raw("  // forward_dynamics_range_space: ddq, lambda\n");
+    w.array2("cfd_rs_ddq", CRS_DDQ);
+    w.array2("cfd_rs_lambda", CRS_L);
+    w.raw("  // forward_dynamics_direct, KKTMethod::partial_piv_lu: ddq, lambda\n");
+    w.array2("cfd_lu_ddq", CLU_DDQ);
+    w.array2("cfd_lu_lambda", CLU_L);
+    w.raw("  // condition numbers κ_ddq, κ_lambda of the constrained system per state (reference.cpp, constrained_conds)\n");
+    w.array1("cfd_cond_ddq", c_kx);
+    w.array1("cfd_cond_lambda", c_kl);
+  } else {
+    w.raw("  static constexpr bool constrained = false;\n");
+  }
   w.raw("};\n\n");
   return true;
 }
 
 // The models, as types (a namespace cannot be a template argument).
 struct Solo12 {
+  static constexpr bool constrained = true;  // its four feet (kFeet)
   template <class S>
   using Model = talus::models::solo12::Model<S>;
   template <class S>
   static Model<S> make() { return talus::models::solo12::make_model<S>(); }
 };
 struct Ur5 {
+  static constexpr bool constrained = false;
   template <class S>
   using Model = talus::models::ur5::Model<S>;
   template <class S>

@@ -165,7 +165,7 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
       detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
     }
   }
-  ws.Y.noalias() = cs.G * ws.Z;
+  ws.Y.noalias() = cs.G.lazyProduct(ws.Z);  // coefficient-wise: no GEMM kernel (kkt.hpp, range space)
   ws.Y_llt.compute(ws.Y);
   if (ws.Y_llt.info() != Eigen::Success ||
       !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))

@@ -117,8 +117,11 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
     W.col(i) /= data.L(i, i);
     for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) W.col(j) -= data.L(i, j) * W.col(i);
   }
-  ws.Y.setZero(m, m);
-  ws.Y.template selfadjointView<Eigen::Lower>().rankUpdate(W);  // G H⁻¹ Gᵀ = W Wᵀ
+  // G H⁻¹ Gᵀ = W Wᵀ, lower triangle, coefficient by coefficient (lazyProduct): Eigen's
+  // rankUpdate and GEMM kernels have malloc fallbacks where there is no alloca (bare metal),
+  // see workspace.hpp.
+  ws.Y.resize(m, m);
+  ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
   ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
   ws.Y_llt.compute(ws.Y);
   if (ws.Y_llt.info() != Eigen::Success ||
