@@ -4,7 +4,9 @@
 // its four feet in contact (12 rows; range-space and direct PartialPivLU methods, q̈ and λ),
 // at the states of talus_target_reference.hpp, whose inputs and expected outputs the host
 // computed in double at build time (targets/host/reference.cpp), then runs the rt loop runner
-// for a few hundred periods. Exit status 0 only if every check passes. On Cortex-M it also
+// for a few hundred periods. It also runs every other constrained solver (solvers_check.cpp:
+// the other methods against range space, impulses and assembly by their residuals). Exit
+// status 0 only if every check passes. On Cortex-M it also
 // reports (and bounds) the stack the constrained solves need: the ConstraintSet and the Data
 // are in static storage, never on the stack.
 //
@@ -27,6 +29,9 @@
 #include <new>
 
 #include "talus_target_reference.hpp"
+#if !defined(TALUS_TARGET_BITS)
+#include "solvers_check.hpp"
+#endif
 
 #if defined(TALUS_TARGET_POSIX)
 #include <talus/port/posix.hpp>
@@ -558,6 +563,37 @@ void check_stack() {
 }
 #endif
 
+#if !defined(TALUS_TARGET_BITS)
+// --- every other constrained solver (solvers_check.cpp) ---------------------------------------
+
+/// The other methods against range space, impulses and assembly by their residuals, at every
+/// reference state (tolerances in solvers_check.cpp). Not part of the bit test.
+template <class Ref>
+void check_all_solvers() {
+  using talus_target::kSolverChecks;
+  static talus_target::SolverCheck c[kSolverChecks];  // static: not on the stack
+  Worst w[kSolverChecks] = {};
+  int n = 0;
+  for (int s = 0; s < Ref::nstates; ++s) {
+    Solo::ConfigVector q;
+    Solo::TangentVector v, tau;
+    for (int k = 0; k < Solo::nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
+    for (int k = 0; k < Solo::nv; ++k) {
+      v[k] = static_cast<S>(Ref::v[s][k]);
+      tau[k] = static_cast<S>(Ref::tau[s][k]);
+    }
+    n = talus_target::run_all_solvers(g_solo, g_solo_data, *g_solo_feet, q, v, tau, Ref::cfd_cond_ddq[s],
+                                      Ref::cfd_cond_lambda[s], c);
+    for (int k = 0; k < n; ++k) {
+      w[k].what = c[k].what;
+      status_check(c[k].status, c[k].what, Ref::name, s);
+      record(w[k], c[k].err, c[k].tol, s, Ref::name);
+    }
+  }
+  report(Ref::name, w, n);
+}
+#endif
+
 #if !defined(TALUS_TARGET_BITS)  // the bit test checks values only
 // --- the loop runner --------------------------------------------------------------------------
 
@@ -684,6 +720,7 @@ int main() {
   check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
   setup_feet();
   check_constrained<talus_target_ref::solo12>();
+  check_all_solvers<talus_target_ref::solo12>();
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
   l.end();

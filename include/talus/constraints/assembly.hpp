@@ -41,12 +41,12 @@ void weighted_min_norm(ConstraintSet<ModelT, MR, MC>& cs, const W& winv, const R
   auto& ws = cs.ws;
   const int m = cs.active_rows();
   ws.Z = winv.asDiagonal() * cs.G.transpose();
-  ws.Y.noalias() = cs.G * ws.Z;
+  ws.Y = cs.G.lazyProduct(ws.Z);  // coefficient by coefficient: no GEMM kernel (workspace.hpp)
   ws.Y_qr.setThreshold(ws.pivot_tolerance);
   ws.Y_qr.compute(ws.Y);
   ws.r = rhs;
-  if (m > 0) ws.r = ws.Y_qr.solve(ws.r);
-  out.noalias() = ws.Z * ws.r;
+  if (m > 0) ws.Y_qr.solve_in_place(ws.r);
+  out = ws.Z.lazyProduct(ws.r);
 }
 }  // namespace detail
 

@@ -41,10 +41,14 @@ Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) 
   if constexpr (std::is_same_v<D, UnblockedPartialPivLU<K>>) {
     if (!pivots_ok(d.matrixLU().diagonal(), tol)) return Status::singular;
     d.solve_in_place(x);
-  } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>> || std::is_same_v<D, Eigen::ColPivHouseholderQR<K>>) {
+  } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>>) {
     d.setThreshold(tol);
     if (d.rank() < n) return Status::singular;
     x = d.solve(x);
+  } else if constexpr (std::is_same_v<D, UnblockedColPivHouseholderQR<K>>) {
+    d.setThreshold(tol);
+    if (d.rank() < n) return Status::singular;
+    d.solve_in_place(x);
   } else if constexpr (std::is_same_v<D, UnblockedHouseholderQR<K>>) {
     if (!pivots_ok(d.qr.diagonal(), tol)) return Status::singular;
     d.solve_in_place(x);
@@ -80,7 +84,7 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
       s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
       break;
     case KKTMethod::col_piv_householder_qr:
-      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::ColPivHouseholderQR<K>>(), ws.K, ws.kkt_x,
+      s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedColPivHouseholderQR<K>>(), ws.K, ws.kkt_x,
                                    ws.pivot_tolerance);
       break;
     case KKTMethod::householder_qr:
@@ -154,28 +158,34 @@ Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::Matr
   ws.Gt_qr.setThreshold(ws.pivot_tolerance);
   ws.Gt_qr.compute(ws.Gt);
   if (ws.Gt_qr.rank() < m) return detail::zero_outputs(Status::singular, x, lambda, m);
-  ws.Q = ws.Gt_qr.householderQ();
-  const auto R = ws.Gt_qr.matrixR().topLeftCorner(m, m).template triangularView<Eigen::Upper>();
+  ws.Gt_qr.form_q(ws.Q);
+  const auto R = ws.Gt_qr.qr.topLeftCorner(m, m).template triangularView<Eigen::Upper>();
   // Rᵀ a = Pᵀ g
-  ws.qy = ws.Gt_qr.colsPermutation().transpose() * g;
+  ws.qy = g;
+  ws.Gt_qr.apply_pt(ws.qy);
   R.transpose().solveInPlace(ws.qy);
+  // Products coefficient by coefficient (lazyProduct): no GEMM kernel (workspace.hpp).
   const int k = NV - m;
-  ws.t.noalias() = ws.Q.leftCols(m) * ws.qy;  // particular solution Qy a
+  const auto Qy = ws.Q.leftCols(m);
+  const auto Qz = ws.Q.rightCols(k);
+  ws.t = Qy.lazyProduct(ws.qy);  // particular solution Qy a
   ws.t2 = b;
-  ws.t2.noalias() -= H * ws.t;
-  ws.ZHZ.noalias() = ws.Q.rightCols(k).transpose() * H * ws.Q.rightCols(k);
+  ws.t2 -= H.lazyProduct(ws.t);
+  ws.HQz = H.lazyProduct(Qz);
+  ws.ZHZ = Qz.transpose().lazyProduct(ws.HQz);
   ws.ZHZ_llt.compute(ws.ZHZ);
   if (ws.ZHZ_llt.info() != Eigen::Success) return detail::zero_outputs(Status::singular, x, lambda, m);
-  ws.qz.noalias() = ws.Q.rightCols(k).transpose() * ws.t2;
+  ws.qz = Qz.transpose().lazyProduct(ws.t2);
   ws.ZHZ_llt.solveInPlace(ws.qz);
   x = ws.t;
-  x.noalias() += ws.Q.rightCols(k) * ws.qz;
+  x += Qz.lazyProduct(ws.qz);
   // λ = P R⁻¹ Qyᵀ (H x − b)
-  ws.t2.noalias() = H * x;
+  ws.t2 = H.lazyProduct(x);
   ws.t2 -= b;
-  ws.r.noalias() = ws.Q.leftCols(m).transpose() * ws.t2;
+  ws.r = Qy.transpose().lazyProduct(ws.t2);
   R.solveInPlace(ws.r);
-  lambda = ws.Gt_qr.colsPermutation() * ws.r;
+  ws.Gt_qr.apply_p(ws.r);
+  lambda = ws.r;
   return Status::ok;
 }
 

@@ -4,8 +4,11 @@
 /// maximum size (Eigen's `Matrix<S, Dynamic, Dynamic, 0, MaxRows, MaxCols>`), so a solve over
 /// any subset of active rows never allocates. One SolverWorkspace lives in each
 /// ConstraintSet; the generic solvers in kkt.hpp take it explicitly.
+#include <algorithm>
+#include <cstddef>
+#include <new>
+#include <type_traits>
 #include <utility>
-#include <variant>
 
 #include <Eigen/Cholesky>
 #include <Eigen/Householder>
@@ -20,7 +23,7 @@ namespace talus {
 enum class KKTMethod : unsigned char {
   partial_piv_lu,          ///< LU with partial pivoting (as Eigen::PartialPivLU, unblocked) — fastest general choice
   full_piv_lu,             ///< Eigen::FullPivLU — rank-revealing, slowest
-  col_piv_householder_qr,  ///< Eigen::ColPivHouseholderQR — rank-revealing
+  col_piv_householder_qr,  ///< Householder QR with column pivoting (Eigen's algorithm, unblocked) — rank-revealing
   householder_qr,          ///< Householder QR without pivoting (unblocked, so it never allocates)
   ldlt,                    ///< Eigen::LDLT with symmetric pivoting (the KKT matrix is symmetric indefinite)
 };
@@ -37,36 +40,162 @@ constexpr const char* to_string(KKTMethod m) {
 }
 
 namespace detail {
-/// Householder QR, unblocked (Eigen's HouseholderQR switches to a blocked update that
-/// allocates when the matrix has more than 48 columns).
+// Eigen's dense kernels (GEMM, GEMV through a temporary, the blocked QR/LU/LLT updates) take
+// scratch memory from alloca or, where Eigen knows no alloca (bare metal: arm-none-eabi with
+// newlib), from malloc; the reference is compiled in even where the scratch is never needed.
+// The decompositions and products the solvers run are therefore written here, unblocked and
+// coefficient by coefficient (Eigen's own algorithms, not Eigen's kernels): no object that
+// uses them references malloc, on any target (checked on Cortex-M by the target tests, which
+// link every solver and require an image without malloc).
+
+/// A ← (I − τ v vᵀ) A with v = [1; essential]: a Householder reflector from the left, one
+/// column at a time (as Eigen's applyHouseholderOnTheLeft, without its GEMV kernel).
+template <class Dst, class Ess, class S>
+void apply_householder_left(Dst&& A, const Ess& essential, S tau) {
+  if (tau == S(0)) return;
+  const Eigen::Index n = A.rows();
+  for (Eigen::Index j = 0; j < A.cols(); ++j) {
+    S w = A.coeff(0, j);
+    for (Eigen::Index i = 1; i < n; ++i) w += essential.coeff(i - 1) * A.coeff(i, j);
+    w *= tau;
+    A.coeffRef(0, j) -= w;
+    for (Eigen::Index i = 1; i < n; ++i) A.coeffRef(i, j) -= w * essential.coeff(i - 1);
+  }
+}
+
+/// Householder QR of a square matrix without pivoting, unblocked.
 template <class MatrixType>
 struct UnblockedHouseholderQR {
   using S = typename MatrixType::Scalar;
   using Vec = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MatrixType::MaxRowsAtCompileTime, 1>;
   MatrixType qr;
   Vec h;
-  Vec tmp;
 
   void compute(const MatrixType& A) {
     qr = A;
     const Eigen::Index n = qr.rows();
     h.resize(n);
-    tmp.resize(n);
     for (Eigen::Index k = 0; k < n; ++k) {
       const Eigen::Index rem = n - k;
       S beta;
       qr.col(k).tail(rem).makeHouseholderInPlace(h(k), beta);
       qr(k, k) = beta;
-      qr.bottomRightCorner(rem, n - k - 1).applyHouseholderOnTheLeft(qr.col(k).tail(rem - 1), h(k), tmp.data());
+      apply_householder_left(qr.bottomRightCorner(rem, n - k - 1), qr.col(k).tail(rem - 1), h(k));
     }
   }
   /// x ← R⁻¹ Qᵀ x
   template <class X>
   void solve_in_place(X& x) {
     const Eigen::Index n = qr.rows();
-    for (Eigen::Index k = 0; k < n; ++k)
-      x.tail(n - k).applyHouseholderOnTheLeft(qr.col(k).tail(n - k - 1), h(k), tmp.data());
+    for (Eigen::Index k = 0; k < n; ++k) apply_householder_left(x.tail(n - k), qr.col(k).tail(n - k - 1), h(k));
     qr.template triangularView<Eigen::Upper>().solveInPlace(x);
+  }
+};
+
+/// Householder QR with column pivoting, A P = Q R, unblocked (Eigen's ColPivHouseholderQR
+/// algorithm: largest remaining column first, column norms downdated and recomputed when
+/// cancellation makes the downdate inaccurate). Rank-revealing: rank() counts the |R_kk|
+/// above threshold · max |R_kk|. Any shape (rows ≥ cols for a basis of the column space).
+template <class MatrixType>
+struct UnblockedColPivHouseholderQR {
+  using S = typename MatrixType::Scalar;
+  static constexpr int MaxRows = MatrixType::MaxRowsAtCompileTime, MaxCols = MatrixType::MaxColsAtCompileTime;
+  using RowsVec = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxRows, 1>;
+  using ColsVec = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxCols, 1>;
+  using Indices = Eigen::Matrix<int, Eigen::Dynamic, 1, 0, MaxCols, 1>;
+  MatrixType qr;
+  ColsVec h;             ///< Householder coefficients τ_k
+  Indices transpositions;  ///< column k was swapped with column transpositions(k), k = 0, 1, ...
+  ColsVec norms_updated, norms_direct;
+  S max_pivot = S(0);
+  S threshold = S(0);
+
+  void setThreshold(S t) { threshold = t; }
+
+  void compute(const MatrixType& A) {
+    using std::abs;
+    using std::sqrt;
+    qr = A;
+    const Eigen::Index rows = qr.rows(), cols = qr.cols(), size = std::min(rows, cols);
+    h.resize(size);
+    transpositions.resize(size);
+    norms_updated.resize(cols);
+    norms_direct.resize(cols);
+    for (Eigen::Index j = 0; j < cols; ++j) norms_direct(j) = norms_updated(j) = qr.col(j).norm();
+    const S downdate_threshold = sqrt(Eigen::NumTraits<S>::epsilon());
+    max_pivot = S(0);
+    for (Eigen::Index k = 0; k < size; ++k) {
+      Eigen::Index p = 0;
+      norms_updated.tail(cols - k).maxCoeff(&p);
+      p += k;
+      transpositions(k) = static_cast<int>(p);
+      if (p != k) {
+        qr.col(k).swap(qr.col(p));
+        std::swap(norms_updated(k), norms_updated(p));
+        std::swap(norms_direct(k), norms_direct(p));
+      }
+      S beta;
+      qr.col(k).tail(rows - k).makeHouseholderInPlace(h(k), beta);
+      qr(k, k) = beta;
+      max_pivot = std::max(max_pivot, abs(beta));
+      apply_householder_left(qr.bottomRightCorner(rows - k, cols - k - 1), qr.col(k).tail(rows - k - 1), h(k));
+      for (Eigen::Index j = k + 1; j < cols; ++j) {
+        if (norms_updated(j) == S(0)) continue;
+        S t = abs(qr(k, j)) / norms_updated(j);
+        t = std::max(S(0), (S(1) + t) * (S(1) - t));
+        const S ratio = norms_updated(j) / norms_direct(j);
+        if (t * ratio * ratio <= downdate_threshold) {
+          norms_direct(j) = qr.col(j).tail(rows - k - 1).norm();
+          norms_updated(j) = norms_direct(j);
+        } else {
+          norms_updated(j) *= sqrt(t);
+        }
+      }
+    }
+  }
+  Eigen::Index rank() const {
+    using std::abs;
+    const S limit = threshold * max_pivot;
+    Eigen::Index r = 0;
+    for (Eigen::Index k = 0; k < h.size(); ++k) r += abs(qr.coeff(k, k)) > limit;
+    return r;
+  }
+  /// x ← Pᵀ x (x has cols entries)
+  template <class X>
+  void apply_pt(X& x) const {
+    for (Eigen::Index k = 0; k < transpositions.size(); ++k)
+      if (transpositions(k) != k) std::swap(x.coeffRef(k), x.coeffRef(transpositions(k)));
+  }
+  /// x ← P x
+  template <class X>
+  void apply_p(X& x) const {
+    for (Eigen::Index k = transpositions.size() - 1; k >= 0; --k)
+      if (transpositions(k) != k) std::swap(x.coeffRef(k), x.coeffRef(transpositions(k)));
+  }
+  /// x ← Qᵀ x (x has rows entries), the first `length` reflectors
+  template <class X>
+  void apply_qt(X& x, Eigen::Index length) const {
+    const Eigen::Index rows = qr.rows();
+    for (Eigen::Index k = 0; k < length; ++k)
+      apply_householder_left(x.tail(rows - k), qr.col(k).tail(rows - k - 1), h(k));
+  }
+  /// Q (rows × rows) formed explicitly: Q = H₀ H₁ … applied to the identity.
+  template <class Q>
+  void form_q(Q& q) const {
+    const Eigen::Index rows = qr.rows();
+    q.setIdentity(rows, rows);
+    for (Eigen::Index k = h.size() - 1; k >= 0; --k)
+      apply_householder_left(q.bottomRightCorner(rows - k, rows - k), qr.col(k).tail(rows - k - 1), h(k));
+  }
+  /// Square A: x ← A⁻¹ x over the rank() leading columns (the basic solution: the other
+  /// entries of Pᵀ x are zero; the exact solution when A is regular).
+  template <class X>
+  void solve_in_place(X& x) const {
+    const Eigen::Index r = rank();
+    apply_qt(x, r);
+    qr.topLeftCorner(r, r).template triangularView<Eigen::Upper>().solveInPlace(x.head(r));
+    x.tail(x.size() - r).setZero();
+    apply_p(x);
   }
 };
 
@@ -162,6 +291,41 @@ struct UnblockedPartialPivLU {
   }
 };
 
+/// Storage for at most one object of the types Ts at a time (the direct method's one
+/// factorization): the size of the largest, not of all. Not std::variant: its accessors keep
+/// a bad_variant_access path that, without exceptions, calls abort(), and newlib's abort
+/// (bare metal) raises a signal through a table it allocates with malloc. A copy starts empty:
+/// the content is scratch of the last solve.
+template <class... Ts>
+class OneOf {
+ public:
+  OneOf() = default;
+  OneOf(const OneOf&) {}
+  OneOf& operator=(const OneOf& other) {
+    if (this != &other) reset();
+    return *this;
+  }
+  ~OneOf() { reset(); }
+
+  /// Destroys the current object, if any, and value-constructs a T in its place.
+  template <class T>
+  T& emplace() {
+    static_assert((std::is_same_v<T, Ts> || ...), "OneOf: not one of its types");
+    reset();
+    T* p = ::new (static_cast<void*>(storage_)) T();
+    destroy_ = [](void* q) { static_cast<T*>(q)->~T(); };
+    return *p;
+  }
+  void reset() {
+    if (destroy_) destroy_(storage_);
+    destroy_ = nullptr;
+  }
+
+ private:
+  alignas(Ts...) unsigned char storage_[std::max({sizeof(Ts)...})];
+  void (*destroy_)(void*) = nullptr;
+};
+
 /// Smallest and largest magnitudes of a vector (pivots): a ratio below the tolerance means
 /// the factorized matrix is singular to working precision.
 template <class V>
@@ -195,8 +359,8 @@ struct SolverWorkspace {
   // direct method
   KKTMatrix K;
   KKTVector kkt_x;
-  std::variant<std::monostate, detail::UnblockedPartialPivLU<KKTMatrix>, Eigen::FullPivLU<KKTMatrix>,
-               Eigen::ColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>, Eigen::LDLT<KKTMatrix>>
+  detail::OneOf<detail::UnblockedPartialPivLU<KKTMatrix>, Eigen::FullPivLU<KKTMatrix>,
+               detail::UnblockedColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>, Eigen::LDLT<KKTMatrix>>
       kkt;
 
   // range-space method and Kokkevis: Z = L⁻ᵀ Gᵀ (or H⁻¹ Gᵀ), Y = G H⁻¹ Gᵀ
@@ -204,13 +368,14 @@ struct SolverWorkspace {
   GMatrix W;  ///< range space: G L⁻¹
   RowMatrix Y;
   detail::UnblockedLLT<RowMatrix> Y_llt;
-  Eigen::ColPivHouseholderQR<RowMatrix> Y_qr;  ///< assembly: rank-revealing solve of G W⁻¹ Gᵀ
+  detail::UnblockedColPivHouseholderQR<RowMatrix> Y_qr;  ///< assembly: rank-revealing solve of G W⁻¹ Gᵀ
   RowVector r;
 
   // null-space method: Gᵀ = Q [R; 0], Q = [Qy Qz]
   GtMatrix Gt;
-  Eigen::ColPivHouseholderQR<GtMatrix> Gt_qr;
+  detail::UnblockedColPivHouseholderQR<GtMatrix> Gt_qr;
   Eigen::Matrix<S, NV, NV> Q = Eigen::Matrix<S, NV, NV>::Zero();
+  Eigen::Matrix<S, NV, Eigen::Dynamic, 0, NV, NV> HQz;  ///< H Qz
   NVMatrix ZHZ;
   detail::UnblockedLLT<NVMatrix> ZHZ_llt;
   NVVector qz;
