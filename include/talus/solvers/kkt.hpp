@@ -44,7 +44,12 @@ Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) 
   } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>>) {
     d.setThreshold(tol);
     if (d.rank() < n) return Status::singular;
-    x = d.solve(x);
+    // P A Q = L U: x ← Q U⁻¹ L⁻¹ P x, substitutions written out (workspace.hpp: Eigen's
+    // FullPivLU::solve runs its triangular solves on sub-blocks, with a malloc fallback).
+    V c = d.permutationP() * x;
+    solve_unit_lower_in_place(d.matrixLU(), c);
+    solve_upper_in_place(d.matrixLU(), c);
+    x = d.permutationQ() * c;
   } else if constexpr (std::is_same_v<D, UnblockedColPivHouseholderQR<K>>) {
     d.setThreshold(tol);
     if (d.rank() < n) return Status::singular;

@@ -63,6 +63,32 @@ void apply_householder_left(Dst&& A, const Ess& essential, S tau) {
   }
 }
 
+/// x ← U⁻¹ x, U the upper triangle of the n × n matrix `A` (n = x.size()), by plain back
+/// substitution (Eigen's triangular solve keeps a malloc fallback for a non-contiguous or
+/// sub-vector right-hand side).
+template <class M, class X>
+void solve_upper_in_place(const M& A, X&& x) {
+  using S = typename M::Scalar;
+  const Eigen::Index n = x.size();
+  for (Eigen::Index i = n - 1; i >= 0; --i) {
+    S v = x.coeff(i);
+    for (Eigen::Index j = i + 1; j < n; ++j) v -= A.coeff(i, j) * x.coeff(j);
+    x.coeffRef(i) = v / A.coeff(i, i);
+  }
+}
+
+/// x ← L⁻¹ x, L the unit lower triangle of `A` (ones on the diagonal), forward substitution.
+template <class M, class X>
+void solve_unit_lower_in_place(const M& A, X&& x) {
+  using S = typename M::Scalar;
+  const Eigen::Index n = x.size();
+  for (Eigen::Index i = 0; i < n; ++i) {
+    S v = x.coeff(i);
+    for (Eigen::Index j = 0; j < i; ++j) v -= A.coeff(i, j) * x.coeff(j);
+    x.coeffRef(i) = v;
+  }
+}
+
 /// Householder QR of a square matrix without pivoting, unblocked.
 template <class MatrixType>
 struct UnblockedHouseholderQR {
@@ -88,7 +114,7 @@ struct UnblockedHouseholderQR {
   void solve_in_place(X& x) {
     const Eigen::Index n = qr.rows();
     for (Eigen::Index k = 0; k < n; ++k) apply_householder_left(x.tail(n - k), qr.col(k).tail(n - k - 1), h(k));
-    qr.template triangularView<Eigen::Upper>().solveInPlace(x);
+    solve_upper_in_place(qr, x);
   }
 };
 
@@ -193,7 +219,7 @@ struct UnblockedColPivHouseholderQR {
   void solve_in_place(X& x) const {
     const Eigen::Index r = rank();
     apply_qt(x, r);
-    qr.topLeftCorner(r, r).template triangularView<Eigen::Upper>().solveInPlace(x.head(r));
+    solve_upper_in_place(qr, x.head(r));
     x.tail(x.size() - r).setZero();
     apply_p(x);
   }
