@@ -361,10 +361,21 @@ void report(const char* model, const Worst* w, int n) {
 }
 #endif
 
+/// State s of the reference (q, q̇, q̈, τ), in the target's scalar type.
+template <class Ref, class CV, class TV>
+void load_state(int s, CV& q, TV& v, TV& a, TV& tau) {
+  for (int k = 0; k < Ref::nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
+  for (int k = 0; k < Ref::nv; ++k) {
+    v[k] = static_cast<S>(Ref::v[s][k]);
+    a[k] = static_cast<S>(Ref::a[s][k]);
+    tau[k] = static_cast<S>(Ref::tau[s][k]);
+  }
+}
+
 template <class ModelT, class Ref>
 void check_model(const ModelT& model, talus::Data<ModelT>& data) {
   static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb, "reference does not match the model");
-  constexpr int nq = ModelT::nq, nv = ModelT::nv, nb = ModelT::nb;
+  constexpr int nv = ModelT::nv, nb = ModelT::nb;
   Worst w[7] = {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}};
 #if defined(TALUS_TARGET_BITS)
   Bits b[7];
@@ -376,12 +387,7 @@ void check_model(const ModelT& model, talus::Data<ModelT>& data) {
   for (int s = 0; s < Ref::nstates; ++s) {
     typename ModelT::ConfigVector q;
     typename ModelT::TangentVector v, a, tau, out;
-    for (int k = 0; k < nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
-    for (int k = 0; k < nv; ++k) {
-      v[k] = static_cast<S>(Ref::v[s][k]);
-      a[k] = static_cast<S>(Ref::a[s][k]);
-      tau[k] = static_cast<S>(Ref::tau[s][k]);
-    }
+    load_state<Ref>(s, q, v, a, tau);
 
     status_check(talus::forward_kinematics(model, data, q, v, a), "forward_kinematics", Ref::name, s);
     S R[9 * nb], p[3 * nb], bv[6 * nb], ba[6 * nb];
@@ -501,7 +507,7 @@ __attribute__((noinline)) talus::Status solve_constrained(CfdMethod m, const Sol
 template <class Ref>
 void check_constrained() {
   static_assert(Ref::constrained && Ref::nc == FeetSet::max_rows && Ref::nv == Solo::nv, "reference does not match the feet");
-  constexpr int nq = Solo::nq, nv = Solo::nv, nc = Ref::nc;
+  constexpr int nv = Solo::nv, nc = Ref::nc;
   Worst w[4] = {{"cfd range-space ddq"}, {"cfd range-space lambda"}, {"cfd direct-lu ddq"}, {"cfd direct-lu lambda"}};
 #if defined(TALUS_TARGET_BITS)
   Bits b[4];
@@ -511,12 +517,8 @@ void check_constrained() {
 #endif
   for (int s = 0; s < Ref::nstates; ++s) {
     Solo::ConfigVector q;
-    Solo::TangentVector v, tau, ddq;
-    for (int k = 0; k < nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
-    for (int k = 0; k < nv; ++k) {
-      v[k] = static_cast<S>(Ref::v[s][k]);
-      tau[k] = static_cast<S>(Ref::tau[s][k]);
-    }
+    Solo::TangentVector v, a, tau, ddq;
+    load_state<Ref>(s, q, v, a, tau);
     const double tol_ddq = tol_constrained(Ref::cfd_cond_ddq[s]), tol_lambda = tol_constrained(Ref::cfd_cond_lambda[s]);
     const double* ref_ddq[2] = {Ref::cfd_rs_ddq[s], Ref::cfd_lu_ddq[s]};
     const double* ref_lambda[2] = {Ref::cfd_rs_lambda[s], Ref::cfd_lu_lambda[s]};
@@ -576,12 +578,8 @@ void check_all_solvers() {
   int n = 0;
   for (int s = 0; s < Ref::nstates; ++s) {
     Solo::ConfigVector q;
-    Solo::TangentVector v, tau;
-    for (int k = 0; k < Solo::nq; ++k) q[k] = static_cast<S>(Ref::q[s][k]);
-    for (int k = 0; k < Solo::nv; ++k) {
-      v[k] = static_cast<S>(Ref::v[s][k]);
-      tau[k] = static_cast<S>(Ref::tau[s][k]);
-    }
+    Solo::TangentVector v, a, tau;
+    load_state<Ref>(s, q, v, a, tau);
     n = talus_target::run_all_solvers(g_solo, g_solo_data, *g_solo_feet, q, v, tau, Ref::cfd_cond_ddq[s],
                                       Ref::cfd_cond_lambda[s], c);
     for (int k = 0; k < n; ++k) {
