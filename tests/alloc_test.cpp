@@ -70,8 +70,8 @@ TEST(Alloc, NoHeapInAnyAlgorithm) {
       ok(talus::crba(model, data, s.q));
       ok(talus::factorize_ltl(model, data));
       out = s.tau;
-      talus::solve_ltl(model, data, out);
-      talus::multiply_ltl(model, data, out);
+      ok(talus::solve_ltl(model, data, out));
+      ok(talus::multiply_ltl(model, data, out));
       ok(talus::aba(model, data, s.q, s.v, s.tau, out));
       ok(talus::aba(model, data, s.q, s.v, s.tau, fext, out));
       ok(talus::center_of_mass(model, data, s.q));

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: the host build (labels consistency, reference, alloc, build, install),
-# then the on-target tests (label target) for Cortex-M7 and Cortex-M4F under qemu-system-arm,
+# The whole test suite: the host build (labels consistency, reference, alloc, build, install,
+# reliability, fuzz, memcheck), the sanitizer build (ASan + UBSan over the hand models, solo12,
+# constraints, reliability and fuzz replays), then the on-target tests (label target) for Cortex-M7 and Cortex-M4F under qemu-system-arm,
 # aarch64 under qemu-aarch64, and x86-64 through the same target path. Stops at the first
 # failing step and exits non-zero; on success the last line counts every ctest test run.
 set -euo pipefail
@@ -8,6 +9,8 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cmake --workflow --preset test 2>&1 | tee -a "$log"
+echo "=== host with AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake --workflow --preset sanitize 2>&1 | tee -a "$log"
 for target in cortex-m7 cortex-m4f aarch64 x86-64; do
   echo "=== target: ${target}"
   cmake --workflow --preset "${target}" 2>&1 | tee -a "$log"

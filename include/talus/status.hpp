@@ -1,17 +1,20 @@
 #pragma once
 /// \file status.hpp
 /// Result of every talus algorithm. Nothing in talus throws: a function that can fail
-/// returns a Status, marked [[nodiscard]], and leaves its outputs defined (zeroed or
-/// unchanged as documented on the function) when it is not `ok`.
+/// returns a Status, marked [[nodiscard]]. `ok` means every output is finite and right; any
+/// other Status leaves the outputs zero (the few exceptions say so on the function).
 
 namespace talus {
 
 enum class [[nodiscard]] Status : unsigned char {
   ok = 0,
-  invalid_input,      ///< NaN/Inf in an input, unnormalised quaternion, id out of range
-  singular,           ///< a matrix that must be positive definite is not
+  invalid_input,      ///< NaN/Inf or a value beyond its documented range (check.hpp), unnormalised
+                      ///< quaternion, id out of range, wrong size, an invalid model or constraint
+  singular,           ///< a matrix that must be positive definite is not; redundant constraints
   not_converged,      ///< an iterative method reached its iteration cap
   capacity_exceeded,  ///< more rows or items than the fixed capacity
+  overflow,           ///< inputs were valid but a result is not finite (extreme values, an
+                      ///< ill-conditioned system): outputs zero instead of Inf/NaN
 };
 
 /// Short English name of a Status, for logs ("ok", "invalid_input", ...).
@@ -22,6 +25,7 @@ constexpr const char* to_string(Status s) {
     case Status::singular: return "singular";
     case Status::not_converged: return "not_converged";
     case Status::capacity_exceeded: return "capacity_exceeded";
+    case Status::overflow: return "overflow";
   }
   return "unknown";
 }

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include <talus/math/inertia.hpp>
+#include <talus/model/check.hpp>
 #include <talus/math/quaternion.hpp>
 
 namespace {
@@ -487,6 +488,25 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   return o.str();
 }
 
+/// The checks talus::check_model applies to a model (talus/model/check.hpp), on the
+/// generator's numbers, so that a generated model always passes check_model; an error names
+/// the offending link or frame.
+void validate(const Builder& B) {
+  for (const BodyOut& b : B.bodies) {
+    if (!talus::detail::transform_valid(b.placement))
+      throw Error("joint '" + b.joint + "': origin is not a rigid transform within 1e6 m");
+    if (!talus::detail::inertia_valid(b.inertia))
+      throw Error("link '" + b.link + "' (with the links merged into it): mass must be in [0, 1e6] kg and the "
+                  "rotational inertia symmetric positive semi-definite with entries within 1e6 kg m^2");
+    if (b.axis_index < 0 && b.kind != Kind::FreeFlyer &&
+        !(std::abs(b.axis.norm() - 1.0) <= 1.5e-8))
+      throw Error("joint '" + b.joint + "': axis is not a unit vector");
+  }
+  for (const FrameOut& f : B.frames)
+    if (!talus::detail::transform_valid(f.placement))
+      throw Error("frame '" + f.name + "': placement is not a rigid transform within 1e6 m");
+}
+
 int usage(const char* argv0, int code) {
   (code ? std::cerr : std::cout) << "usage: " << argv0 << " --urdf FILE --name NAME --out HEADER [--floating-base]\n";
   return code;
@@ -527,6 +547,7 @@ int main(int argc, char** argv) {
     Builder B;
     B.floating_base = floating;
     B.build(*model);
+    validate(B);  // the numbers check_model will accept, or an error naming the link
     if (floating && !(B.bodies[0].inertia.mass > 0.0))
       std::cerr << "talus_urdf_gen: warning: " << urdf_path << ": the floating base body '" << B.bodies[0].link
                 << "' has no mass (its mass matrix block will be singular)\n";

@@ -1,6 +1,46 @@
-// Replaces the C allocation functions and every operator new/delete. glibc exports
-// __libc_malloc & co., so the replacements can forward without recursion.
+// Counts heap calls while armed. Two implementations:
+// - plain builds: replaces the C allocation functions and every operator new/delete (glibc
+//   exports __libc_malloc & co., so the replacements forward without recursion);
+// - sanitizer builds (ASan, whose allocator must not be replaced): the sanitizer's malloc
+//   hook, which its allocator calls for every malloc, calloc, realloc and operator new.
 #include "support/alloc_trap.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define TALUS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define TALUS_TEST_ASAN 1
+#endif
+#endif
+
+#ifdef TALUS_TEST_ASAN
+#include <sanitizer/allocator_interface.h>
+
+#include <atomic>
+
+namespace {
+std::atomic<bool> armed{false};
+std::atomic<std::size_t> calls{0};
+void on_malloc(const volatile void*, std::size_t) {
+  if (armed.load(std::memory_order_relaxed)) calls.fetch_add(1, std::memory_order_relaxed);
+}
+void on_free(const volatile void*) {}
+const int installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+}  // namespace
+
+namespace talus_test {
+void arm_alloc_trap() {
+  (void)installed;
+  calls = 0;
+  armed = true;
+}
+std::size_t disarm_alloc_trap() {
+  armed = false;
+  return calls.load();
+}
+}  // namespace talus_test
+
+#else  // plain build: replace the allocation functions
 
 #include <atomic>
 #include <cstdlib>
@@ -83,3 +123,5 @@ void operator delete(void* p, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { __libc_free(p); }
+
+#endif  // TALUS_TEST_ASAN

@@ -38,12 +38,32 @@ void subtree_inertias(const ModelT& model, Data<ModelT>& data) {
 }
 }  // namespace detail
 
-/// data.com (m, world), data.mass (kg). Returns singular if the total mass is zero.
+namespace detail {
+/// Outputs of the CoM functions: zero (data.com, data.vcom, data.mass) unless s is ok and
+/// they are finite.
+template <class ModelT>
+Status finish_com(Status s, Data<ModelT>& data) {
+  if (s == Status::ok && !(all_finite(data.com) && all_finite(data.vcom))) s = Status::overflow;
+  if (s != Status::ok) {
+    data.com.setZero();
+    data.vcom.setZero();
+    data.mass = typename ModelT::Scalar(0);
+  }
+  return s;
+}
+}  // namespace detail
+
+/// data.com (m, world), data.mass (kg); data.vcom is set to zero. Returns singular if the
+/// total mass is zero. On failure data.com, data.vcom and data.mass are zero.
 template <class ModelT, class Q>
 Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
-  if (Status s = forward_kinematics(model, data, q); s != Status::ok) return s;
-  detail::subtree_inertias(model, data);
-  return data.mass > 0 ? Status::ok : Status::singular;
+  data.vcom.setZero();
+  Status s = forward_kinematics(model, data, q);
+  if (s == Status::ok) {
+    detail::subtree_inertias(model, data);
+    if (!(data.mass > 0)) s = Status::singular;
+  }
+  return detail::finish_com(s, data);
 }
 
 /// data.com and data.vcom (m/s, world).
@@ -51,9 +71,10 @@ template <class ModelT, class Q, class V>
 Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                       const Eigen::MatrixBase<V>& v) {
   using S = typename ModelT::Scalar;
-  if (Status s = forward_kinematics(model, data, q, v); s != Status::ok) return s;
+  data.vcom.setZero();
+  if (Status s = forward_kinematics(model, data, q, v); s != Status::ok) return detail::finish_com(s, data);
   detail::subtree_inertias(model, data);
-  if (!(data.mass > 0)) return Status::singular;
+  if (!(data.mass > 0)) return detail::finish_com(Status::singular, data);
   Vector3<S> p = Vector3<S>::Zero();  // Σ m_i ċ_i
   for (int i = 0; i < ModelT::nb; ++i) {
     const Inertia<S>& Y = model.inertia[i];
@@ -62,7 +83,7 @@ Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
     p += Y.mass * (data.oMi[i].R * vc);
   }
   data.vcom = p / data.mass;
-  return Status::ok;
+  return detail::finish_com(Status::ok, data);
 }
 
 /// Jacobian of the center of mass, world axes: ċ = Jc q̇. Also fills data.com, data.J.
@@ -80,7 +101,7 @@ Status com_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matrix
     const Motion<S> s = data.J.col(k);
     Jc.col(k) = (Y.mass / data.mass) * (s.template tail<3>() + s.template head<3>().cross(Y.com));
   }
-  return Status::ok;
+  return detail::finish_output(Status::ok, Jc);
 }
 
 /// Centroidal momentum matrix A_G (6 x nv), h_G = A_G q̇. Also fills data.com, data.J.
@@ -98,7 +119,7 @@ Status centroidal_momentum_matrix(const ModelT& model, Data<ModelT>& data, const
     Ag.col(k).template tail<3>() = hO.template tail<3>();
     Ag.col(k).template head<3>() = hO.template head<3>() - data.com.cross(hO.template tail<3>());
   }
-  return Status::ok;
+  return detail::finish_output(Status::ok, Ag);
 }
 
 /// Centroidal momentum h_G = [k_G; l] (world axes, about the CoM). Also fills data.com, data.vcom.
@@ -112,7 +133,7 @@ Status centroidal_momentum(const ModelT& model, Data<ModelT>& data, const Eigen:
   for (int i = 0; i < ModelT::nb; ++i) hO += data.oMi[i].act_force(model.inertia[i] * data.v[i]);
   hg.template tail<3>() = hO.template tail<3>();
   hg.template head<3>() = hO.template head<3>() - data.com.cross(hO.template tail<3>());
-  return Status::ok;
+  return detail::finish_output(Status::ok, hg);
 }
 
 }  // namespace talus

@@ -9,7 +9,9 @@
 ///   Y^c_i = Y_i + Σ_{children j} Y^c_j     (plain sums: all in one frame)
 ///   F = Y^c_i S_i;   H_ki = s_kᵀ F  for k = i's dofs and every ancestor dof of i
 /// Composite inertias are carried as (m, h, I_o) (InertiaSum), which add component-wise.
-/// Fills data.liMi, oMi, J, Yc, H.
+/// Every entry of H is written on every call (entries between two branches, which are zero,
+/// too), so H never depends on what a Data held before; H is exactly symmetric.
+/// Fills data.liMi, oMi, J, Yc, H. On failure H is zero.
 #include <talus/algorithms/kinematics.hpp>
 
 namespace talus {
@@ -40,13 +42,30 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
     Eigen::Matrix<S, 6, nvi> F;
     for (int k = 0; k < nvi; ++k) F.col(k) = data.Yc[I] * Motion<S>(data.J.col(iv + k));
     // this joint's block, then every ancestor dof (the λ chain above the first dof of i)
-    data.H.template block<nvi, nvi>(iv, iv).noalias() = data.J.template middleCols<nvi>(iv).transpose() * F;
+    auto Hii = data.H.template block<nvi, nvi>(iv, iv);
+    Hii.noalias() = data.J.template middleCols<nvi>(iv).transpose() * F;
+    if constexpr (nvi > 1) Hii.template triangularView<Eigen::StrictlyUpper>() = Hii.transpose();  // exact symmetry
     for (int k = Tree::dof_parent[iv]; k >= 0; k = Tree::dof_parent[k]) {
       const Eigen::Matrix<S, 1, nvi> Hki = data.J.col(k).transpose() * F;
       data.H.template block<1, nvi>(k, iv) = Hki;
       data.H.template block<nvi, 1>(iv, k) = Hki.transpose();
     }
+    // Zero the columns before iv that are not ancestor dofs (other branches): the runs
+    // between consecutive ancestors, and their mirror images.
+    int hi = iv;  // exclusive end of the current run
+    for (int k = Tree::dof_parent[iv];; k = Tree::dof_parent[k]) {
+      if (hi > k + 1) {
+        data.H.block(iv, k + 1, nvi, hi - k - 1).setZero();
+        data.H.block(k + 1, iv, hi - k - 1, nvi).setZero();
+      }
+      if (k < 0) break;
+      hi = k;
+    }
   });
+  if (!all_finite(data.H)) {
+    data.H.setZero();
+    return Status::overflow;
+  }
   return Status::ok;
 }
 

@@ -71,10 +71,11 @@ template <class ModelT>
 Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                       typename ModelT::Jacobian6& J) {
   J.setZero();
+  if (!detail::reference_frame_valid(rf)) return Status::invalid_input;
   Transform<typename ModelT::Scalar> oMf;
   if (Status s = frame_placement(model, data, frame, oMf); s != Status::ok) return s;
   detail::frame_jacobian_from_columns(data, model.frames[frame].body, oMf, rf, J);
-  return Status::ok;
+  return detail::finish_output(Status::ok, J);
 }
 
 /// 6D Jacobian of frame `frame` at configuration q (runs compute_joint_jacobians).
@@ -82,7 +83,7 @@ template <class ModelT, class Q>
 Status frame_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int frame,
                       ReferenceFrame rf, typename ModelT::Jacobian6& J) {
   J.setZero();
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
+  if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
   if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
   return frame_jacobian(model, data, frame, rf, J);
 }
@@ -94,7 +95,8 @@ Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const V
                       ReferenceFrame rf, typename ModelT::Jacobian3& J) {
   using S = typename ModelT::Scalar;
   J.setZero();
-  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
+  if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
+    return Status::invalid_input;
   if (body < 0) return Status::ok;
   const Vector3<S> p = data.oMi[body].act_point(p_body);
   const Matrix3<S> Rt = data.oMi[body].R.transpose();
@@ -103,7 +105,7 @@ Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const V
     const Vector3<S> lin = c.template tail<3>() + c.template head<3>().cross(p);
     J.col(k) = rf == ReferenceFrame::local ? Vector3<S>(Rt * lin) : lin;
   });
-  return Status::ok;
+  return detail::finish_output(Status::ok, J);
 }
 
 /// Same at configuration q (runs compute_joint_jacobians).
@@ -111,7 +113,8 @@ template <class ModelT, class Q>
 Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int body,
                       const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf, typename ModelT::Jacobian3& J) {
   J.setZero();
-  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
+  if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
+    return Status::invalid_input;
   if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
   return point_jacobian(model, data, body, p_body, rf, J);
 }
@@ -121,7 +124,7 @@ template <class ModelT>
 Status frame_linear_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                              typename ModelT::Jacobian3& J) {
   J.setZero();
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
+  if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
   const auto& F = model.frames[frame];
   if (rf != ReferenceFrame::local) return point_jacobian(model, data, F.body, F.placement.p, rf, J);
   typename ModelT::Jacobian6 J6;

@@ -90,17 +90,39 @@ Status forward_kinematics(const ModelT& model, Data<ModelT>& data, const Eigen::
 // ---------------------------------------------------------------------------------------
 // Frames and points. All read data filled by forward_kinematics (with v for velocities,
 // with v and a for accelerations). A frame attached to the world (body -1) is at rest.
-
-/// oMf: placement of frame `frame` in world.
-template <class ModelT>
-Status frame_placement(const ModelT& model, const Data<ModelT>& data, int frame, Transform<typename ModelT::Scalar>& oMf) {
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
-  const Frame<typename ModelT::Scalar>& F = model.frames[frame];
-  oMf = F.body < 0 ? F.placement : data.oMi[F.body] * F.placement;
-  return Status::ok;
-}
+// Status: invalid_input for an unknown frame or body id, a ReferenceFrame value outside
+// the enumerators, or a point that is not finite or beyond input_limits::position; the
+// output is then zero (a Transform: R and p zero, which no rotation is).
 
 namespace detail {
+inline bool reference_frame_valid(ReferenceFrame rf) {
+  return rf == ReferenceFrame::local || rf == ReferenceFrame::local_world_aligned || rf == ReferenceFrame::world;
+}
+
+template <class ModelT>
+bool frame_id_valid(int frame) { return frame >= 0 && frame < ModelT::nframes; }
+
+template <class ModelT>
+bool body_id_valid(int body) { return body >= -1 && body < ModelT::nb; }  // −1: the world
+
+/// `out` zero unless s is ok and out is finite; returns s, or overflow.
+template <class Out>
+Status finish_output(Status s, Out& out) {
+  if (s == Status::ok && !all_finite(out)) s = Status::overflow;
+  if (s != Status::ok) out.setZero();
+  return s;
+}
+
+template <class S>
+Status finish_output(Status s, Transform<S>& out) {
+  if (s == Status::ok && !(all_finite(out.R) && all_finite(out.p))) s = Status::overflow;
+  if (s != Status::ok) {
+    out.R.setZero();
+    out.p.setZero();
+  }
+  return s;
+}
+
 /// Re-express a body-frame spatial motion m_b of body b, at frame placement bMf, in `rf`.
 template <class S>
 Motion<S> express_motion(const Transform<S>& oMb, const Transform<S>& bMf, const Motion<S>& m_b, ReferenceFrame rf) {
@@ -122,22 +144,32 @@ Motion<S> express_motion(const Transform<S>& oMb, const Transform<S>& bMf, const
   }
 }
 
-template <class ModelT>
-bool frame_on_body(const ModelT& model, int frame) {
-  return frame >= 0 && frame < ModelT::nframes && model.frames[frame].body >= 0;
+/// Motion of frame `frame` from body quantities `m` (data.v or data.a); zero for a world frame.
+template <class ModelT, class M>
+Status frame_motion_of(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf, const M& m,
+                       Motion<typename ModelT::Scalar>& out) {
+  out.setZero();
+  if (!frame_id_valid<ModelT>(frame) || !reference_frame_valid(rf)) return Status::invalid_input;
+  const auto& F = model.frames[frame];
+  if (F.body >= 0) out = express_motion(data.oMi[F.body], F.placement, m[F.body], rf);
+  return finish_output(Status::ok, out);
 }
 }  // namespace detail
+
+/// oMf: placement of frame `frame` in world.
+template <class ModelT>
+Status frame_placement(const ModelT& model, const Data<ModelT>& data, int frame, Transform<typename ModelT::Scalar>& oMf) {
+  if (!detail::frame_id_valid<ModelT>(frame)) return detail::finish_output(Status::invalid_input, oMf);
+  const Frame<typename ModelT::Scalar>& F = model.frames[frame];
+  oMf = F.body < 0 ? F.placement : data.oMi[F.body] * F.placement;
+  return detail::finish_output(Status::ok, oMf);
+}
 
 /// Spatial velocity of frame `frame` in reference frame `rf` ([ω; v], v of the reference point).
 template <class ModelT>
 Status frame_velocity(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                       Motion<typename ModelT::Scalar>& out) {
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
-  out.setZero();
-  if (!detail::frame_on_body(model, frame)) return Status::ok;
-  const auto& F = model.frames[frame];
-  out = detail::express_motion(data.oMi[F.body], F.placement, data.v[F.body], rf);
-  return Status::ok;
+  return detail::frame_motion_of(model, data, frame, rf, data.v, out);
 }
 
 /// Spatial acceleration of frame `frame` in `rf` (the derivative of the spatial velocity
@@ -145,12 +177,7 @@ Status frame_velocity(const ModelT& model, const Data<ModelT>& data, int frame, 
 template <class ModelT>
 Status frame_acceleration(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                           Motion<typename ModelT::Scalar>& out) {
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
-  out.setZero();
-  if (!detail::frame_on_body(model, frame)) return Status::ok;
-  const auto& F = model.frames[frame];
-  out = detail::express_motion(data.oMi[F.body], F.placement, data.a[F.body], rf);
-  return Status::ok;
+  return detail::frame_motion_of(model, data, frame, rf, data.a, out);
 }
 
 /// [ω̇; p̈]: angular acceleration and classical (second time derivative) acceleration of the
@@ -159,24 +186,25 @@ template <class ModelT>
 Status frame_classical_acceleration(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                                     Motion<typename ModelT::Scalar>& out) {
   using S = typename ModelT::Scalar;
-  if (frame < 0 || frame >= ModelT::nframes) return Status::invalid_input;
   out.setZero();
-  if (!detail::frame_on_body(model, frame)) return Status::ok;
+  if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
   const auto& F = model.frames[frame];
+  if (F.body < 0) return Status::ok;
   const ReferenceFrame r = rf == ReferenceFrame::local ? ReferenceFrame::local : ReferenceFrame::local_world_aligned;
   const Motion<S> vf = detail::express_motion(data.oMi[F.body], F.placement, data.v[F.body], r);
   out = detail::express_motion(data.oMi[F.body], F.placement, data.a[F.body], r);
   out.template tail<3>() += vf.template head<3>().cross(vf.template tail<3>());
-  return Status::ok;
+  return detail::finish_output(Status::ok, out);
 }
 
-/// World position of a point given in body `body`'s frame.
+/// World position of a point given in body `body`'s frame (body −1: the point is in world).
 template <class ModelT>
 Status point_position(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
                       Vector3<typename ModelT::Scalar>& out) {
-  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
+  out.setZero();
+  if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body)) return Status::invalid_input;
   out = body < 0 ? p_body : data.oMi[body].act_point(p_body);
-  return Status::ok;
+  return detail::finish_output(Status::ok, out);
 }
 
 /// Linear velocity of a body point, world axes (local_world_aligned/world) or body axes (local).
@@ -184,13 +212,14 @@ template <class ModelT>
 Status point_velocity(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
                       ReferenceFrame rf, Vector3<typename ModelT::Scalar>& out) {
   using S = typename ModelT::Scalar;
-  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
   out.setZero();
+  if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
+    return Status::invalid_input;
   if (body < 0) return Status::ok;
   const Motion<S>& v = data.v[body];
   const Vector3<S> vp = v.template tail<3>() + v.template head<3>().cross(p_body);
   out = rf == ReferenceFrame::local ? vp : Vector3<S>(data.oMi[body].R * vp);
-  return Status::ok;
+  return detail::finish_output(Status::ok, out);
 }
 
 /// Classical acceleration (p̈) of a body point, world axes or body axes (local).
@@ -198,8 +227,9 @@ template <class ModelT>
 Status point_acceleration(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
                           ReferenceFrame rf, Vector3<typename ModelT::Scalar>& out) {
   using S = typename ModelT::Scalar;
-  if (body < -1 || body >= ModelT::nb) return Status::invalid_input;
   out.setZero();
+  if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
+    return Status::invalid_input;
   if (body < 0) return Status::ok;
   const Motion<S>& v = data.v[body];
   const Motion<S>& a = data.a[body];
@@ -207,7 +237,7 @@ Status point_acceleration(const ModelT&, const Data<ModelT>& data, int body, con
   const Vector3<S> vp = v.template tail<3>() + w.cross(p_body);
   const Vector3<S> ap = a.template tail<3>() + a.template head<3>().cross(p_body) + w.cross(vp);
   out = rf == ReferenceFrame::local ? ap : Vector3<S>(data.oMi[body].R * ap);
-  return Status::ok;
+  return detail::finish_output(Status::ok, out);
 }
 
 }  // namespace talus

@@ -9,14 +9,76 @@
 /// λ(k) is Tree::dof_parent. Factorization cost is O(Σ depth²) instead of O(n³); solves are
 /// O(Σ depth). Reads data.H (from crba), writes data.L. The loops follow λ chains: bounded
 /// by nv, and with a fixed trip count for a given model (no dependence on the numbers).
+///
+/// Every function returns a Status and leaves x zero when it is not ok:
+///   singular       data.L is not a valid factor (factorize_ltl failed or never ran: a
+///                  diagonal entry of L is not positive and finite) — checked before any
+///                  division, so a solve after a failed factorization never divides by zero;
+///   invalid_input  x holds NaN/Inf, or x does not have nv rows (a compile error when its
+///                  type knows its size);
+///   overflow       the result is not finite (an ill-conditioned H and a large x).
 #include <cmath>
 
-#include <talus/model/data.hpp>
+#include <talus/model/check.hpp>
 
 namespace talus {
 
+namespace detail {
+/// True if L's diagonal is positive and finite: data.L holds a factor from factorize_ltl.
+template <class ModelT>
+bool ltl_factor_valid(const Data<ModelT>& data) {
+  using S = typename ModelT::Scalar;
+  const auto d = data.L.diagonal();
+  return (d.array() > S(0)).all() && all_finite(d);
+}
+
+/// The checks every solve shares; x is zeroed when they fail.
+template <class ModelT, class X>
+Status check_ltl_solve(const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
+  static_assert(X::RowsAtCompileTime == Eigen::Dynamic || X::RowsAtCompileTime == ModelT::nv,
+                "talus: x must have nv rows (the model's velocity size)");
+  Status s = Status::ok;
+  if (x.rows() != ModelT::nv) {
+    x.derived().setZero();  // wrong size: keep its shape, zero what is there
+    return Status::invalid_input;
+  }
+  if (!ltl_factor_valid(data)) s = Status::singular;
+  else if (!all_finite(x)) s = Status::invalid_input;
+  if (s != Status::ok) x.setZero();
+  return s;
+}
+
+/// ok if x is finite after a solve; otherwise x ← 0 and overflow.
+template <class X>
+Status finish_ltl_solve(Eigen::MatrixBase<X>& x) {
+  if (all_finite(x)) return Status::ok;
+  x.setZero();
+  return Status::overflow;
+}
+
+template <class ModelT, class X>
+void solve_lt_unchecked(const Data<ModelT>& data, X& x) {  // x ← L⁻ᵀ x
+  using Tree = typename ModelT::Tree;
+  const auto& L = data.L;
+  for (int i = ModelT::nv - 1; i >= 0; --i) {
+    x.row(i) /= L(i, i);
+    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) x.row(j) -= L(i, j) * x.row(i);
+  }
+}
+
+template <class ModelT, class X>
+void solve_l_unchecked(const Data<ModelT>& data, X& x) {  // x ← L⁻¹ x
+  using Tree = typename ModelT::Tree;
+  const auto& L = data.L;
+  for (int i = 0; i < ModelT::nv; ++i) {
+    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) x.row(i) -= L(i, j) * x.row(j);
+    x.row(i) /= L(i, i);
+  }
+}
+}  // namespace detail
+
 /// data.L ← sparse Lᵀ L factor of data.H. Returns singular if H is not positive definite
-/// (L is then zero).
+/// (or holds NaN), overflow if the factor is not finite; L is then zero.
 template <class ModelT>
 Status factorize_ltl(const ModelT&, Data<ModelT>& data) {
   using S = typename ModelT::Scalar;
@@ -28,51 +90,48 @@ Status factorize_ltl(const ModelT&, Data<ModelT>& data) {
   for (int k = n - 1; k >= 0; --k) {
     pd = pd && L(k, k) > S(0);
     using std::sqrt;
-    L(k, k) = sqrt(L(k, k));
+    L(k, k) = sqrt(L(k, k) > S(0) ? L(k, k) : S(1));  // no sqrt of a negative or NaN; flagged above
     for (int i = Tree::dof_parent[k]; i >= 0; i = Tree::dof_parent[i]) L(k, i) /= L(k, k);
     for (int i = Tree::dof_parent[k]; i >= 0; i = Tree::dof_parent[i])
       for (int j = i; j >= 0; j = Tree::dof_parent[j]) L(i, j) -= L(k, i) * L(k, j);
   }
-  if (!pd) {
-    L.setZero();
-    return Status::singular;
-  }
-  return Status::ok;
+  Status s = Status::ok;
+  if (!pd) s = Status::singular;
+  else if (!all_finite(L)) s = Status::overflow;
+  if (s != Status::ok) L.setZero();
+  return s;
 }
 
 /// x ← L⁻ᵀ x  (solve Lᵀ y = x in place). x has nv rows and any number of columns.
 template <class ModelT, class X>
-void solve_lt(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
-  using Tree = typename ModelT::Tree;
-  const auto& L = data.L;
-  for (int i = ModelT::nv - 1; i >= 0; --i) {
-    x.row(i) /= L(i, i);
-    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) x.row(j) -= L(i, j) * x.row(i);
-  }
+Status solve_lt(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
+  if (Status s = detail::check_ltl_solve(data, x); s != Status::ok) return s;
+  detail::solve_lt_unchecked(data, x);
+  return detail::finish_ltl_solve(x);
 }
 
 /// x ← L⁻¹ x  (solve L y = x in place).
 template <class ModelT, class X>
-void solve_l(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
-  using Tree = typename ModelT::Tree;
-  const auto& L = data.L;
-  for (int i = 0; i < ModelT::nv; ++i) {
-    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) x.row(i) -= L(i, j) * x.row(j);
-    x.row(i) /= L(i, i);
-  }
+Status solve_l(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
+  if (Status s = detail::check_ltl_solve(data, x); s != Status::ok) return s;
+  detail::solve_l_unchecked(data, x);
+  return detail::finish_ltl_solve(x);
 }
 
 /// x ← H⁻¹ x = L⁻¹ L⁻ᵀ x, using the factor from factorize_ltl.
 template <class ModelT, class X>
-void solve_ltl(const ModelT& model, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
-  solve_lt(model, data, x);
-  solve_l(model, data, x);
+Status solve_ltl(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
+  if (Status s = detail::check_ltl_solve(data, x); s != Status::ok) return s;
+  detail::solve_lt_unchecked(data, x);
+  detail::solve_l_unchecked(data, x);
+  return detail::finish_ltl_solve(x);
 }
 
 /// x ← H x using the factor (x ← Lᵀ (L x)); for checks and for the null-space method.
 template <class ModelT, class X>
-void multiply_ltl(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
+Status multiply_ltl(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>& x) {
   using Tree = typename ModelT::Tree;
+  if (Status s = detail::check_ltl_solve(data, x); s != Status::ok) return s;
   const auto& L = data.L;
   for (int i = ModelT::nv - 1; i >= 0; --i) {  // y = L x (row i uses x_j, j ancestor of i: j < i)
     x.row(i) *= L(i, i);
@@ -82,6 +141,7 @@ void multiply_ltl(const ModelT&, const Data<ModelT>& data, Eigen::MatrixBase<X>&
     for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) x.row(j) += L(i, j) * x.row(i);
     x.row(i) *= L(i, i);  // after: x_i still held y_i above; descendants add to it later
   }
+  return detail::finish_ltl_solve(x);
 }
 
 }  // namespace talus

@@ -50,6 +50,21 @@ void weighted_min_norm(ConstraintSet<ModelT, MR, MC>& cs, const W& winv, const R
 }
 }  // namespace detail
 
+namespace detail {
+/// Weights are costs of moving each coordinate: finite, within [1/input_limits::magnitude,
+/// input_limits::magnitude] (so 1/w is finite and the weighted system stays conditioned).
+template <class Wt>
+bool assembly_weights_valid(const Eigen::MatrixBase<Wt>& w) {
+  using S = typename Wt::Scalar;
+  return (w.array() >= S(1.0 / input_limits::magnitude)).all() &&
+         (w.array() <= S(input_limits::magnitude)).all();
+}
+}  // namespace detail
+
+/// Status: ok (max |e| ≤ tolerance); not_converged (the cap was reached, or a Newton step
+/// left the valid configurations: q is then the last iterate, a valid configuration, and
+/// the report its residual); invalid_input (q_guess, weights or options invalid, set not
+/// bound: q zero). Redundant but consistent rows are fine (rank-revealing solve).
 template <class ModelT, int MR, int MC, class Q0, class Wt, class Out>
 Status assemble_q(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                   const Eigen::MatrixBase<Q0>& q_guess, const Eigen::MatrixBase<Wt>& weights, Out& q,
@@ -57,26 +72,31 @@ Status assemble_q(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT,
                   AssemblyReport<typename ModelT::Scalar>* report = nullptr) {
   using S = typename ModelT::Scalar;
   using TV = typename ModelT::TangentVector;
-  typename ModelT::ConfigVector qk = q_guess;
+  using CV = typename ModelT::ConfigVector;
   AssemblyReport<S> rep;
   Status s = detail::check_constraint_inputs(model, cs, q_guess, weights);
-  if (s == Status::ok && !(weights.minCoeff() > S(0))) s = Status::invalid_input;
-  if (s == Status::ok && !(options.tolerance > S(0) && options.max_iterations >= 0)) s = Status::invalid_input;
+  if (s == Status::ok && !detail::assembly_weights_valid(weights)) s = Status::invalid_input;
+  if (s == Status::ok && !(options.tolerance > S(0) && options.tolerance <= S(input_limits::position) &&
+                           options.max_iterations >= 0))
+    s = Status::invalid_input;
+  if (s == Status::ok && !(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1))) s = Status::invalid_input;
   if (s != Status::ok) {
-    q = q_guess;  // defined: the guess, unchanged
-    if (!all_finite(q)) q.setZero();
+    q.setZero();
     if (report) *report = rep;
     return s;
   }
   const TV winv = weights.cwiseInverse();
-  TV delta;
-  typename ModelT::ConfigVector qn;
+  CV qk = q_guess;
+  CV qn = qk;
+  TV delta = TV::Zero();
   s = Status::not_converged;
   for (int it = 0;; ++it) {
-    detail::constraint_pass(model, data, cs, qk, ModelT::TangentVector::Zero(), detail::pass_jacobian | detail::pass_position_error);
+    if (!detail::constraint_pass(model, data, cs, qk, TV::Zero(), detail::pass_jacobian | detail::pass_position_error)) {
+      s = Status::invalid_input;  // a custom constraint gave a non-finite value
+      break;
+    }
     rep.iterations = it;
     rep.residual = cs.active_rows() > 0 ? cs.position_error.cwiseAbs().maxCoeff() : S(0);
-    if (!(rep.residual == rep.residual)) break;  // NaN: give up, report
     if (rep.residual <= options.tolerance) {
       s = Status::ok;
       break;
@@ -84,33 +104,44 @@ Status assemble_q(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT,
     if (it >= options.max_iterations) break;
     typename ConstraintSet<ModelT, MR, MC>::RowVector rhs = -cs.position_error;
     detail::weighted_min_norm(cs, winv, rhs, delta);
-    (void)integrate(model, qk, delta, qn);
+    // A step that is not finite, or lands outside the valid configurations (beyond the
+    // position bound), ends the iteration at the last valid iterate.
+    if (integrate(model, qk, delta, qn) != Status::ok || check_configuration(model, qn) != Status::ok) break;
     qk = qn;
   }
-  q = qk;
+  if (s == Status::invalid_input) {
+    q.setZero();
+    rep = AssemblyReport<S>{};
+  } else {
+    q = qk;
+  }
   if (report) *report = rep;
   return s;
 }
 
+/// Status: ok; invalid_input (inputs, weights or set invalid: v zero); overflow (v not finite).
 template <class ModelT, int MR, int MC, class Q, class V0, class Wt, class Out>
 Status assemble_qdot(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                      const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V0>& v_guess,
                      const Eigen::MatrixBase<Wt>& weights, Out& v) {
-  using S = typename ModelT::Scalar;
   using TV = typename ModelT::TangentVector;
+  using S = typename ModelT::Scalar;
   Status s = detail::check_constraint_inputs(model, cs, q, v_guess, weights);
-  if (s == Status::ok && !(weights.minCoeff() > S(0))) s = Status::invalid_input;
-  if (s != Status::ok) {
-    v.setZero();
-    return s;
+  if (s == Status::ok && !detail::assembly_weights_valid(weights)) s = Status::invalid_input;
+  if (s == Status::ok && !(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1))) s = Status::invalid_input;
+  TV result = TV::Zero();
+  if (s == Status::ok) {
+    if (!detail::constraint_pass(model, data, cs, q, TV::Zero(), detail::pass_jacobian | detail::pass_position_error))
+      s = Status::invalid_input;
   }
-  detail::constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), detail::pass_jacobian | detail::pass_position_error);
-  const TV winv = weights.cwiseInverse();
-  TV step;
-  typename ConstraintSet<ModelT, MR, MC>::RowVector rhs = -(cs.G * v_guess);
-  detail::weighted_min_norm(cs, winv, rhs, step);
-  v = v_guess + step;
-  return Status::ok;
+  if (s == Status::ok) {
+    const TV winv = weights.cwiseInverse();
+    TV step;
+    typename ConstraintSet<ModelT, MR, MC>::RowVector rhs = -(cs.G * v_guess);
+    detail::weighted_min_norm(cs, winv, rhs, step);
+    result = v_guess + step;
+  }
+  return output_or_zero(s, result, v);
 }
 
 }  // namespace talus

@@ -9,7 +9,8 @@
 ///            frame, about the world origin; R = predecessor frame rotation, p_S = successor
 ///            frame origin), i.e. the force R a_v through S's origin plus the couple R a_ω;
 ///            the predecessor receives −F. A side that is the world is reported with body −1.
-///   custom:  what its wrenches() returns (nothing by default).
+///   custom:  what its wrenches() returns (nothing by default); a count outside 0..2 or a body
+///            id outside −1..nb−1 makes the call return invalid_input (every output zero).
 ///
 /// Frames of the output (`rf`): ReferenceFrame::local — each body's own frame, about its
 /// origin (the convention of ExternalForces in rnea.hpp); world (or local_world_aligned,
@@ -32,8 +33,14 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
                            ReferenceFrame rf,
                            std::array<ConstraintWrench<typename ModelT::Scalar>, static_cast<std::size_t>(MC)>& out) {
   using S = typename ModelT::Scalar;
-  for (auto& w : out) w = ConstraintWrench<S>{};
-  if (!cs.bound() || cs.lambda.size() != cs.active_rows()) return Status::invalid_input;
+  auto fail = [&out](Status s) {
+    for (auto& w : out) w = ConstraintWrench<S>{};
+    return s;
+  };
+  (void)fail(Status::ok);  // start from empty wrenches
+  if (!cs.bound() || cs.lambda.size() != cs.active_rows() || !detail::reference_frame_valid(rf) ||
+      !all_finite(cs.lambda))
+    return Status::invalid_input;
   for (int c = 0; c < cs.size(); ++c) {
     const int r = cs.row_offset(c);
     if (r < 0) continue;
@@ -69,13 +76,24 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
       case ConstraintKind::custom: {
         typename CustomConstraint<ModelT>::RowValues l = CustomConstraint<ModelT>::RowValues::Zero();
         l.head(e.rows) = cs.lambda.segment(r, e.rows);
-        w.count = e.custom->wrenches(model, data, l, w.body, w.force);
+        int body[2] = {-1, -1};
+        Force<S> force[2] = {Force<S>::Zero(), Force<S>::Zero()};
+        const int n = e.custom->wrenches(model, data, l, body, force);
+        if (n < 0 || n > 2) return fail(Status::invalid_input);  // more than the two it may report
+        for (int k = 0; k < n; ++k) {
+          if (body[k] < -1 || body[k] >= ModelT::nb) return fail(Status::invalid_input);
+          w.body[k] = body[k];
+          w.force[k] = force[k];
+        }
+        w.count = n;
         break;
       }
     }
     if (rf == ReferenceFrame::local)
       for (int k = 0; k < w.count; ++k)
         if (w.body[k] >= 0) w.force[k] = data.oMi[w.body[k]].inverse_act_force(w.force[k]);
+    for (int k = 0; k < w.count; ++k)
+      if (!all_finite(w.force[k])) return fail(Status::overflow);
   }
   return Status::ok;
 }

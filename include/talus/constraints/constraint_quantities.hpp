@@ -74,9 +74,11 @@ Vector3<S> rotation_log(const Matrix3<S>& R) {
 enum PassLevel : int { pass_jacobian = 1, pass_gamma = 2, pass_position_error = 4, pass_velocity_error = 8 };
 
 /// One pass over the active constraints at (q, v) (v ignored without gamma or velocity
-/// errors). Runs forward kinematics with q̈ = 0 and the world Jacobian columns.
+/// errors). Runs forward kinematics with q̈ = 0 and the world Jacobian columns. Returns
+/// false if a result is not finite (a custom constraint's values; contacts and loops of a
+/// bound set at valid inputs are always finite).
 template <class ModelT, int MR, int MC, class Q, class V>
-void constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
+bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
                      int what) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
@@ -185,11 +187,14 @@ void constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
         cs.gamma(r + j) -= S(2) * a * cs.velocity_error(r + j) + a * a * cs.position_error(r + j);
     }
   }
+  return all_finite(cs.G) && all_finite(cs.gamma) && all_finite(cs.position_error) && all_finite(cs.velocity_error);
 }
 
 template <class ModelT, int MR, int MC, class Q, class... V>
 Status check_constraint_inputs(const ModelT& model, const ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V&... v) {
+  using S = typename ModelT::Scalar;
   if (!cs.bound()) return Status::invalid_input;
+  if (!(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1))) return Status::invalid_input;
   return check_inputs(model, q, v...);
 }
 
@@ -213,7 +218,11 @@ Status compute_constraint_jacobian(const ModelT& model, Data<ModelT>& data, Cons
     detail::zero_constraint_results(cs);
     return s;
   }
-  detail::constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), detail::pass_jacobian | detail::pass_position_error);
+  if (!detail::constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(),
+                               detail::pass_jacobian | detail::pass_position_error)) {
+    detail::zero_constraint_results(cs);
+    return Status::invalid_input;
+  }
   return Status::ok;
 }
 
@@ -226,7 +235,10 @@ Status compute_constraint_gamma(const ModelT& model, Data<ModelT>& data, Constra
     detail::zero_constraint_results(cs);
     return s;
   }
-  detail::constraint_pass(model, data, cs, q, v, detail::pass_jacobian | detail::pass_gamma);
+  if (!detail::constraint_pass(model, data, cs, q, v, detail::pass_jacobian | detail::pass_gamma)) {
+    detail::zero_constraint_results(cs);
+    return Status::invalid_input;
+  }
   return Status::ok;
 }
 
@@ -235,7 +247,7 @@ template <class ModelT, int MR, int MC, class Q, class Out>
 Status compute_position_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, Out& err) {
   Status s = compute_constraint_jacobian(model, data, cs, q);
-  err = cs.position_error;
+  err = cs.position_error;  // zero on failure
   return s;
 }
 
@@ -263,12 +275,18 @@ Status compute_constrained_system(const ModelT& model, Data<ModelT>& data, Const
     cs.C.setZero();
     return s;
   }
-  detail::constraint_pass(model, data, cs, q, v,
-                          detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
-                              detail::pass_velocity_error);
-  s = crba(model, data, q);
+  if (!detail::constraint_pass(model, data, cs, q, v,
+                               detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                                   detail::pass_velocity_error))
+    s = Status::invalid_input;
+  if (s == Status::ok) s = crba(model, data, q);
   const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
   if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, cs.C) : rnea(model, data, q, v, zero, cs.C);
+  if (s != Status::ok) {
+    detail::zero_constraint_results(cs);
+    data.H.setZero();
+    cs.C.setZero();
+  }
   return s;
 }
 

@@ -206,36 +206,17 @@ class ConstraintSet {
     return finish_entry(e, name, user_id);
   }
 
-  /// Validates every constraint against the model: body ids in range (a contact needs a
-  /// moving body; a loop needs at least one), unit axes (|‖a‖ − 1| ≤ 1e-6 for contact
-  /// normals; loop axes must be non-zero), Baumgarte T > 0. The set is usable only after ok.
-  Status bind(const ModelT&) {
+  /// Validates the model (check_model) and every constraint against it: body ids in range
+  /// (a contact needs a moving body; a loop needs at least one), points and anchors finite
+  /// and within input_limits::position, loop frames rigid transforms (finite translation,
+  /// RᵀR = 1, det +1), axes finite (|‖n‖ − 1| ≤ 1e-6 for contact normals; loop axes
+  /// non-zero and within input_limits::magnitude), Baumgarte T in [1e-6, 1e6] s. The set is
+  /// usable only after ok.
+  Status bind(const ModelT& model) {
     bound_ = false;
-    for (int i = 0; i < count_; ++i) {
-      const Entry& e = entries_[i];
-      for (int k = 0; k < e.rows; ++k)
-        if (!all_finite(e.axis[k])) return Status::invalid_input;
-      switch (e.kind) {
-        case ConstraintKind::contact:
-          if (e.body[0] < 0 || e.body[0] >= ModelT::nb || !all_finite(e.point)) return Status::invalid_input;
-          for (int k = 0; k < e.rows; ++k) {
-            using std::abs;
-            if (abs(e.axis[k].template tail<3>().norm() - S(1)) > S(1e-6)) return Status::invalid_input;
-          }
-          break;
-        case ConstraintKind::loop:
-          for (int j = 0; j < 2; ++j)
-            if (e.body[j] < -1 || e.body[j] >= ModelT::nb) return Status::invalid_input;
-          if (e.body[0] < 0 && e.body[1] < 0) return Status::invalid_input;
-          for (int k = 0; k < e.rows; ++k)
-            if (!(e.axis[k].norm() > S(1e-12))) return Status::invalid_input;
-          break;
-        case ConstraintKind::custom:
-          if (e.custom == nullptr || e.custom->rows() != e.rows) return Status::invalid_input;
-          break;
-      }
-      if (e.baumgarte.enabled && !(e.baumgarte.time_constant > S(0))) return Status::invalid_input;
-    }
+    if (check_model(model) != Status::ok) return Status::invalid_input;
+    for (int i = 0; i < count_; ++i)
+      if (!entry_valid(entries_[i])) return Status::invalid_input;
     bound_ = true;
     update_rows();
     return Status::ok;
@@ -251,9 +232,11 @@ class ConstraintSet {
     return Status::ok;
   }
   bool is_active(int index) const { return index >= 0 && index < count_ && entries_[index].active; }
-  /// World anchor p₀ of a contact's position error.
+  /// World anchor p₀ of a contact's position error (m): finite, within
+  /// input_limits::position, else invalid_input and the anchor is unchanged.
   Status set_contact_anchor(int index, const Vector3<S>& p0) {
     if (index < 0 || index >= count_ || entries_[index].kind != ConstraintKind::contact) return Status::invalid_input;
+    if (!detail::point_valid(p0)) return Status::invalid_input;
     entries_[index].anchor = p0;
     return Status::ok;
   }
@@ -264,7 +247,8 @@ class ConstraintSet {
   int rows() const { return total_rows_; }       ///< rows of all constraints
   int active_rows() const { return active_rows_; }  ///< rows of active constraints: size of G, γ, λ
   bool bound() const { return bound_; }
-  const Entry& constraint(int index) const { return entries_[index]; }
+  /// The constraint `index` as added; an empty entry (0 rows, inactive) for an index out of range.
+  const Entry& constraint(int index) const { return index >= 0 && index < count_ ? entries_[index] : none_; }
   /// Index of the constraint named `name`, or −1.
   int find(const char* name) const {
     if (name == nullptr) return -1;
@@ -316,12 +300,44 @@ class ConstraintSet {
     }
     active_rows_ = r;
   }
+  static Entry inactive_entry() {
+    Entry e;
+    e.active = false;
+    return e;
+  }
+  static bool entry_valid(const Entry& e) {
+    for (int k = 0; k < e.rows; ++k)
+      if (!all_within(e.axis[k], input_limits::magnitude)) return false;
+    switch (e.kind) {
+      case ConstraintKind::contact:
+        if (e.body[0] < 0 || e.body[0] >= ModelT::nb) return false;
+        if (!detail::point_valid(e.point) || !detail::point_valid(e.anchor)) return false;
+        for (int k = 0; k < e.rows; ++k) {
+          using std::abs;
+          if (!(abs(e.axis[k].template tail<3>().norm() - S(1)) <= S(1e-6))) return false;
+        }
+        break;
+      case ConstraintKind::loop:
+        for (int j = 0; j < 2; ++j)
+          if (e.body[j] < -1 || e.body[j] >= ModelT::nb || !detail::transform_valid(e.frame[j])) return false;
+        if (e.body[0] < 0 && e.body[1] < 0) return false;
+        for (int k = 0; k < e.rows; ++k)
+          if (!(e.axis[k].norm() > S(1e-12))) return false;
+        break;
+      case ConstraintKind::custom:
+        if (e.custom == nullptr || e.custom->rows() != e.rows) return false;
+        break;
+    }
+    return !e.baumgarte.enabled ||
+           (e.baumgarte.time_constant >= S(1e-6) && e.baumgarte.time_constant <= S(1e6));
+  }
   static bool same(const char* a, const char* b) {
     while (*a != '\0' && *a == *b) ++a, ++b;
     return *a == *b;
   }
 
   std::array<Entry, MaxConstraints> entries_{};
+  Entry none_ = inactive_entry();  ///< returned for an unknown index
   std::array<int, MaxConstraints> offset_ = filled<int, MaxConstraints>(-1);
   int count_ = 0;
   int total_rows_ = 0;

@@ -7,10 +7,13 @@
 /// as a whole revolute joint in RNEA. This is fdlibm's method: Cody–Waite reduction by π/2
 /// with a three-part constant, then the fdlibm minimax kernels on [−π/4, π/4].
 /// Accuracy (double): within 1 ulp of the correctly rounded result for |x| ≤ 1e5 rad
-/// (checked in tests/math_test.cpp against glibc); |x| beyond ~1e9 loses accuracy (joint
-/// angles never get there). float uses std::sin/std::cos for now.
+/// (checked in tests/math_test.cpp against glibc). Domain: |x| ≤ sincos_max_angle ≈ 1.647e6
+/// rad, where the reduction is exact (k·π/2 with k < 2^20); beyond it, and for NaN/Inf,
+/// both results are NaN — never a wrong finite value (algorithms reject such angles first:
+/// input_limits::position = 1e6, model/check.hpp). float uses std::sin/std::cos for now.
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include <talus/math/spatial.hpp>
 
@@ -37,8 +40,15 @@ TALUS_INLINE double cos_kernel(double x, double y, double z) {  // z = x², |x| 
 }
 }  // namespace detail
 
-/// s = sin(x), c = cos(x), x in radians.
+/// Largest |x| sincos reduces exactly: 2^20 · π/2 (rad).
+constexpr double sincos_max_angle = 1048576.0 * 1.57079632679489661923;
+
+/// s = sin(x), c = cos(x), x in radians; both NaN for |x| > sincos_max_angle or NaN/Inf.
 TALUS_INLINE void sincos(double x, double& s, double& c) {
+  if (!(x <= sincos_max_angle && x >= -sincos_max_angle)) {  // also NaN; keeps the int cast defined
+    s = c = std::numeric_limits<double>::quiet_NaN();
+    return;
+  }
   constexpr double two_over_pi = 6.36619772367581382433e-01;
   constexpr double pio2_1 = 1.57079632673412561417e+00;   // first 33 bits of π/2
   constexpr double pio2_2 = 6.07710050630396597660e-11;   // next 33 bits
@@ -46,7 +56,7 @@ TALUS_INLINE void sincos(double x, double& s, double& c) {
   constexpr double pio2_3t = 8.47842766036889956997e-32;  // π/2 − pio2_1 − pio2_2 − pio2_3
   constexpr double round_magic = 6755399441055744.0;      // 1.5 · 2^52: adding it rounds to an integer
   const double k = (x * two_over_pi + round_magic) - round_magic;
-  // x − k π/2 as head r + tail y; each k·pio2_i is exact for |k| < 2^20.
+  // x − k π/2 as head r + tail y; each k·pio2_i is exact for |k| ≤ 2^20.
   const double r1 = x - k * pio2_1;
   const double w1 = k * pio2_2;
   const double r2 = r1 - w1;

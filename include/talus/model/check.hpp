@@ -1,10 +1,38 @@
 #pragma once
 /// \file check.hpp
-/// Input checks shared by the algorithms: finite numbers and normalised quaternions.
-/// Cost: one pass over the inputs; negligible next to any algorithm.
+/// What talus accepts, and the checks every algorithm runs first (one pass over its inputs,
+/// negligible next to the algorithm).
+///
+/// Valid inputs (anything else returns Status::invalid_input, outputs zero):
+///
+/// | quantity                                                   | valid range                      |
+/// |------------------------------------------------------------|----------------------------------|
+/// | q entries (m, rad), body points, contact anchors, frame and joint translations (m) | finite, \|x\| ≤ input_limits::position = 1e6 |
+/// | q̇, q̈, τ, external forces, target velocities, everything else | finite, \|x\| ≤ input_limits::magnitude = 1e9 |
+/// | quaternions in q                                           | \|‖quat‖ − 1\| ≤ quaternion_norm_tolerance (quaternion.hpp) |
+///
+/// Why these bounds: 1e6 rad is where talus::sincos stops reducing angles exactly (beyond it
+/// it returns NaN rather than a wrong value), and 1e6 m is far beyond any robot; within the
+/// bounds, and for a model that passes check_model, every product an algorithm forms stays
+/// far from overflow in double. Outputs are checked once more where a division or a
+/// product can still overflow (solves; float): such a result returns Status::overflow.
+///
+/// Models: algorithms assume a model that passes check_model (call it once at start-up;
+/// ConstraintSet::bind calls it). They do not re-check the model every call.
+#include <cmath>
+#include <type_traits>
+
 #include <talus/model/data.hpp>
 
 namespace talus {
+
+/// Bounds on input magnitudes (see the table above).
+struct input_limits {
+  static constexpr double position = 1e6;   ///< m or rad
+  static constexpr double magnitude = 1e9;  ///< velocities, accelerations, torques, forces, ...
+  static constexpr double mass = 1e6;       ///< kg per body (check_model)
+  static constexpr double inertia = 1e6;    ///< kg·m², rotational inertia entries (check_model)
+};
 
 /// True if every entry of x is finite (no NaN, no ±Inf).
 template <class Derived>
@@ -14,13 +42,23 @@ inline bool all_finite(const Eigen::MatrixBase<Derived>& x) {
   return ((x - x).array() == (x - x).array()).all();
 }
 
-/// ok if q has model.nq finite entries and every quaternion in it is unit to within
-/// quaternion_norm_tolerance(); invalid_input otherwise.
+/// True if every entry of x is finite and |x_i| ≤ bound (false for NaN).
+template <class Derived>
+inline bool all_within(const Eigen::MatrixBase<Derived>& x, double bound) {
+  using S = typename Derived::Scalar;
+  return (x.array().abs() <= S(bound)).all();
+}
+
+/// ok if q has model.nq entries within input_limits::position and every quaternion in it is
+/// unit to within quaternion_norm_tolerance(); invalid_input otherwise.
 template <class ModelT, class Q>
 inline Status check_configuration(const ModelT&, const Eigen::MatrixBase<Q>& q) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  if (!all_finite(q)) return Status::invalid_input;
+  static_assert(Q::RowsAtCompileTime == Eigen::Dynamic || Q::RowsAtCompileTime == ModelT::nq,
+                "talus: q must have nq rows (the model's configuration size)");
+  if (q.rows() != ModelT::nq || q.cols() != 1) return Status::invalid_input;
+  if (!all_within(q, input_limits::position)) return Status::invalid_input;
   bool ok = true;
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
@@ -31,34 +69,121 @@ inline Status check_configuration(const ModelT&, const Eigen::MatrixBase<Q>& q) 
   return ok ? Status::ok : Status::invalid_input;
 }
 
-/// ok if every entry of x is finite, invalid_input otherwise.
+/// ok if every entry of x is finite and within input_limits::magnitude, invalid_input otherwise.
 template <class Derived>
 inline Status check_finite(const Eigen::MatrixBase<Derived>& x) {
-  return all_finite(x) ? Status::ok : Status::invalid_input;
+  return all_within(x, input_limits::magnitude) ? Status::ok : Status::invalid_input;
 }
 
 namespace detail {
 template <class Derived>
-inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_finite(x); }
+inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_within(x, input_limits::magnitude); }
 template <class T, std::size_t N>
 inline bool inputs_finite(const std::array<T, N>& xs) {  // e.g. ExternalForces
   bool ok = true;
-  for (const auto& x : xs) ok = ok && all_finite(x);
+  for (const auto& x : xs) ok = ok && all_within(x, input_limits::magnitude);
   return ok;
+}
+/// A tangent-space input (q̇, q̈, τ, weights): nv rows, one column, within the magnitude bound.
+template <class ModelT, class Derived>
+inline bool tangent_input_valid(const Eigen::MatrixBase<Derived>& x) {
+  static_assert(Derived::RowsAtCompileTime == Eigen::Dynamic || Derived::RowsAtCompileTime == ModelT::nv,
+                "talus: this argument (q̇, q̈, τ or weights) must have nv rows (the model's velocity size), "
+                "not nq");
+  static_assert(Derived::ColsAtCompileTime == Eigen::Dynamic || Derived::ColsAtCompileTime == 1,
+                "talus: this argument must be a column vector");
+  return x.rows() == ModelT::nv && x.cols() == 1 && all_within(x, input_limits::magnitude);
+}
+template <class ModelT, class T, std::size_t N>
+inline bool tangent_input_valid(const std::array<T, N>& xs) {  // ExternalForces: one per body
+  static_assert(N == static_cast<std::size_t>(ModelT::nb), "talus: external forces must hold one force per body");
+  return inputs_finite(xs);
+}
+/// A point or translation (m): finite and within input_limits::position.
+template <class Derived>
+inline bool point_valid(const Eigen::MatrixBase<Derived>& p) { return all_within(p, input_limits::position); }
+
+/// True if R is a rotation: finite, RᵀR = 1 and det R = +1 to within √ε (about 1.5e-8 in
+/// double, 3.5e-4 in float: a float cast of an exact rotation passes).
+template <class S>
+inline bool rotation_valid(const Matrix3<S>& R) {
+  using std::sqrt;
+  const S tol = sqrt(Eigen::NumTraits<S>::epsilon());
+  if (!all_within(R, 1.0 + 1e-3)) return false;
+  const Matrix3<S> E = R.transpose() * R - Matrix3<S>::Identity();
+  return all_within(E, static_cast<double>(tol)) && R.determinant() > S(0);
+}
+
+/// True for joints that read a unit axis from Model::axis (JointRevolute, JointPrismatic).
+template <class J, class = void>
+struct has_runtime_axis : std::false_type {};
+template <class J>
+struct has_runtime_axis<J, std::void_t<decltype(J::axis_index)>> : std::bool_constant<(J::axis_index < 0)> {};
+
+template <class S>
+inline bool transform_valid(const Transform<S>& M) { return point_valid(M.p) && rotation_valid(M.R); }
+
+/// Mass in [0, input_limits::mass], com within the position bound, I_c symmetric and
+/// positive semi-definite (leading minors, to a tolerance relative to its size), entries
+/// within input_limits::inertia.
+template <class S>
+inline bool inertia_valid(const Inertia<S>& Y) {
+  using std::abs;
+  if (!(Y.mass >= S(0) && Y.mass <= S(input_limits::mass))) return false;
+  if (!point_valid(Y.com) || !all_within(Y.I_c, input_limits::inertia)) return false;
+  const Matrix3<S>& I = Y.I_c;
+  const S scale = I.cwiseAbs().maxCoeff();
+  const S tol = S(64) * Eigen::NumTraits<S>::epsilon() * scale;
+  if (!((I - I.transpose()).cwiseAbs().maxCoeff() <= tol)) return false;
+  const S m2 = I(0, 0) * I(1, 1) - I(0, 1) * I(1, 0);
+  return I(0, 0) >= -tol && I(1, 1) >= -tol && I(2, 2) >= -tol && m2 >= -tol * scale &&
+         I.determinant() >= -tol * scale * scale;
 }
 }  // namespace detail
 
+/// Validates a model's numbers: joint placements and frame placements are rigid transforms
+/// (finite translations within input_limits::position, rotations with RᵀR = 1, det +1),
+/// generic joint axes are unit (|‖a‖ − 1| ≤ √ε), inertias are physical (detail::inertia_valid),
+/// frames are attached to a body in range (or to the world, −1), gravity is finite and within
+/// input_limits::magnitude. invalid_input otherwise. Run it once at start-up, on a model you
+/// built or recalibrated; bind() runs it; the generator's models pass it (tested).
+template <class ModelT>
+Status check_model(const ModelT& model) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  bool ok = true;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using J = typename Tree::template Joint<I>;
+    ok = ok && detail::transform_valid(model.joint_placement[I]) && detail::inertia_valid(model.inertia[I]);
+    if constexpr (detail::has_runtime_axis<J>::value) {
+      using std::abs;
+      const Vector3<S>& a = model.axis[I];
+      ok = ok && all_finite(a) && abs(a.norm() - S(1)) <= std::sqrt(Eigen::NumTraits<S>::epsilon());
+    }
+  });
+  for (int f = 0; f < ModelT::nframes; ++f) {
+    const Frame<S>& F = model.frames[f];
+    ok = ok && F.body >= -1 && F.body < ModelT::nb && detail::transform_valid(F.placement);
+  }
+  ok = ok && all_within(model.gravity, input_limits::magnitude);
+  return ok ? Status::ok : Status::invalid_input;
+}
+
 /// One check for an algorithm's inputs: q a valid configuration, every other argument
-/// (Eigen vectors, or arrays of them such as external forces) finite.
+/// (tangent vectors with nv rows, or external forces: one per body) finite and within
+/// input_limits::magnitude. A size the type knows is checked at compile time.
 template <class ModelT, class Q, class... Rest>
 inline Status check_inputs(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Rest&... rest) {
   if (Status s = check_configuration(model, q); s != Status::ok) return s;
-  return (detail::inputs_finite(rest) && ...) ? Status::ok : Status::invalid_input;
+  return (detail::tangent_input_valid<ModelT>(rest) && ...) ? Status::ok : Status::invalid_input;
 }
 
-/// out = result if s is ok, zero otherwise (outputs stay defined on failure); returns s.
+/// out = result if s is ok and result is finite, zero otherwise (outputs stay defined on
+/// failure); returns s, or overflow for a non-finite result.
 template <class Result, class Out>
 inline Status output_or_zero(Status s, const Result& result, Out& out) {
+  if (s == Status::ok && !all_finite(result)) s = Status::overflow;
   if (s == Status::ok) out = result;
   else out.setZero();
   return s;

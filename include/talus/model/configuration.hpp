@@ -39,51 +39,68 @@ void neutral(const ModelT&, Eigen::MatrixBase<Q>& q) {
   });
 }
 
+/// out = q ⊕ v. invalid_input (out zero) for an invalid q or v (check.hpp); out may be q itself.
 template <class ModelT, class Q, class V, class Out>
 Status integrate(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                  Eigen::MatrixBase<Out>& out) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  if (Status s = check_configuration(model, q); s != Status::ok) return s;
-  if (Status s = check_finite(v); s != Status::ok) return s;
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using J = typename Tree::template Joint<I>;
-    J::template integrate<S>(q.template segment<J::nq>(Tree::idx_q[I]), v.template segment<J::nv>(Tree::idx_v[I]),
-                             out.template segment<J::nq>(Tree::idx_q[I]));
-  });
-  return Status::ok;
+  Status s = check_inputs(model, q, v);
+  typename ModelT::ConfigVector r = ModelT::ConfigVector::Zero();
+  if (s == Status::ok) {
+    static_for<ModelT::nb>([&](auto i) {
+      constexpr int I = decltype(i)::value;
+      using J = typename Tree::template Joint<I>;
+      J::template integrate<S>(q.template segment<J::nq>(Tree::idx_q[I]), v.template segment<J::nv>(Tree::idx_v[I]),
+                               r.template segment<J::nq>(Tree::idx_q[I]));
+    });
+  }
+  return output_or_zero(s, r, out);
 }
 
+/// out = q1 ⊖ q0 (nv). invalid_input (out zero) for an invalid q0 or q1.
 template <class ModelT, class Q0, class Q1, class Out>
 Status difference(const ModelT& model, const Eigen::MatrixBase<Q0>& q0, const Eigen::MatrixBase<Q1>& q1,
                   Eigen::MatrixBase<Out>& out) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  out.setZero();
-  if (Status s = check_configuration(model, q0); s != Status::ok) return s;
-  if (Status s = check_configuration(model, q1); s != Status::ok) return s;
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using J = typename Tree::template Joint<I>;
-    J::template difference<S>(q0.template segment<J::nq>(Tree::idx_q[I]), q1.template segment<J::nq>(Tree::idx_q[I]),
-                              out.template segment<J::nv>(Tree::idx_v[I]));
-  });
-  return Status::ok;
+  Status s = check_configuration(model, q0);
+  if (s == Status::ok) s = check_configuration(model, q1);
+  typename ModelT::TangentVector r = ModelT::TangentVector::Zero();
+  if (s == Status::ok) {
+    static_for<ModelT::nb>([&](auto i) {
+      constexpr int I = decltype(i)::value;
+      using J = typename Tree::template Joint<I>;
+      J::template difference<S>(q0.template segment<J::nq>(Tree::idx_q[I]), q1.template segment<J::nq>(Tree::idx_q[I]),
+                                r.template segment<J::nv>(Tree::idx_v[I]));
+    });
+  }
+  return output_or_zero(s, r, out);
 }
 
-/// Renormalize every quaternion of q (a zero quaternion becomes the identity).
-/// Returns invalid_input (q unchanged) if q holds NaN or Inf.
+/// Renormalize every quaternion of q in place (scaled first, so no squared norm overflows
+/// or underflows: (3e200, 1e200, 0, 0) and (1e-170, 0, 0, 0) both normalise correctly).
+/// Returns invalid_input, with q zeroed, if q holds NaN/Inf, an entry beyond
+/// input_limits::position, or a quaternion that is exactly zero (it has no direction).
 template <class ModelT, class Q>
 Status normalize(const ModelT&, Eigen::MatrixBase<Q>& q) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  if (Status s = check_finite(q); s != Status::ok) return s;
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using J = typename Tree::template Joint<I>;
-    J::template normalize<S>(q.template segment<J::nq>(Tree::idx_q[I]));
-  });
+  static_assert(Q::RowsAtCompileTime == Eigen::Dynamic || Q::RowsAtCompileTime == ModelT::nq,
+                "talus: q must have nq rows (the model's configuration size)");
+  bool ok = q.rows() == ModelT::nq && q.cols() == 1 && all_finite(q);
+  if (ok) {
+    static_for<ModelT::nb>([&](auto i) {
+      constexpr int I = decltype(i)::value;
+      using J = typename Tree::template Joint<I>;
+      ok = ok && J::template normalize<S>(q.template segment<J::nq>(Tree::idx_q[I]));
+    });
+  }
+  ok = ok && all_within(q, input_limits::position);
+  if (!ok) {
+    q.setZero();
+    return Status::invalid_input;
+  }
   return Status::ok;
 }
 

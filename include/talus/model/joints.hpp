@@ -151,7 +151,7 @@ struct JointAxis {
   template <class S, class Q0, class Q1, class Out>
   static void difference(const Q0& q0, const Q1& q1, Out&& out) { out[0] = q1[0] - q0[0]; }
   template <class S, class Q>
-  static void normalize(Q&&) {}
+  static bool normalize(Q&&) { return true; }
   template <class S, class Q>
   static bool valid(const Q&) { return true; }
 };
@@ -177,16 +177,20 @@ bool quaternion_valid(const Q& q) {
   const S n2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
   return abs(sqrt(n2) - S(1)) <= quaternion_norm_tolerance<S>();  // false for NaN too
 }
+/// Normalises q in place; false (q unchanged) for a zero quaternion. Scaled by the largest
+/// magnitude first so that the squared norm neither overflows nor underflows.
 template <class S, class Q>
-void quaternion_normalize(Q&& q) {
+bool quaternion_normalize(Q&& q) {
+  using std::abs;
   using std::sqrt;
-  const S n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-  if (n > S(0)) {
-    for (int k = 0; k < 4; ++k) q[k] /= n;
-  } else {
-    q[0] = S(1);
-    q[1] = q[2] = q[3] = S(0);
-  }
+  S scale = S(0);
+  for (int k = 0; k < 4; ++k) scale = abs(q[k]) > scale ? abs(q[k]) : scale;
+  if (!(scale > S(0))) return false;
+  S a[4];
+  for (int k = 0; k < 4; ++k) a[k] = q[k] / scale;
+  const S n = sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2] + a[3] * a[3]);
+  for (int k = 0; k < 4; ++k) q[k] = a[k] / n;
+  return true;
 }
 }  // namespace detail
 
@@ -249,7 +253,7 @@ struct JointSpherical {
     for (int k = 0; k < 3; ++k) out[k] = w[k];
   }
   template <class S, class Q>
-  static void normalize(Q&& q) { detail::quaternion_normalize<S>(q); }
+  static bool normalize(Q&& q) { return detail::quaternion_normalize<S>(q); }
   template <class S, class Q>
   static bool valid(const Q& q) { return detail::quaternion_valid<S>(q); }
 };
@@ -311,9 +315,9 @@ struct JointFreeFlyer {
     for (int k = 0; k < 3; ++k) out[3 + k] = dp[k];
   }
   template <class S, class Q>
-  static void normalize(Q&& q) {
+  static bool normalize(Q&& q) {
     auto quat = q.template segment<4>(3);
-    detail::quaternion_normalize<S>(quat);
+    return detail::quaternion_normalize<S>(quat);
   }
   template <class S, class Q>
   static bool valid(const Q& q) {

@@ -61,14 +61,16 @@ struct Model {
 
   Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));  ///< world frame, m/s²
 
-  /// Index of the body called `name`, or -1.
+  /// Index of the body called `name`, or -1 (also for a null name).
   int body_id(const char* name) const {
+    if (name == nullptr) return -1;
     for (int i = 0; i < nb; ++i)
       if (body_name[i] && std::strcmp(body_name[i], name) == 0) return i;
     return -1;
   }
-  /// Index of the frame called `name`, or -1.
+  /// Index of the frame called `name`, or -1 (also for a null name).
   int frame_id(const char* name) const {
+    if (name == nullptr) return -1;
     for (int i = 0; i < NumFrames; ++i)
       if (frames[i].name && std::strcmp(frames[i].name, name) == 0) return i;
     return -1;

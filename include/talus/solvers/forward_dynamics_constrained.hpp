@@ -27,6 +27,7 @@ namespace detail {
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
                           Out& ddq) {
+  if (s == Status::ok && !(all_finite(x) && all_finite(cs.lambda))) s = Status::overflow;
   if (s != Status::ok) {
     ddq.setZero();
     cs.lambda.setZero(cs.active_rows());
@@ -45,7 +46,7 @@ Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, Constrai
                                KKTMethod method = KKTMethod::partial_piv_lu,
                                const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = check_finite(tau);
+  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
   return detail::finish_constrained(s, cs, x, ddq);
@@ -58,7 +59,7 @@ Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, Con
                                     const Eigen::MatrixBase<T>& tau, Out& ddq,
                                     const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = check_finite(tau);
+  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = factorize_ltl(model, data);
   if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
@@ -72,7 +73,7 @@ Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, Cons
                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
                                    const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = check_finite(tau);
+  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
   return detail::finish_constrained(s, cs, x, ddq);
@@ -143,9 +144,12 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
     detail::zero_constraint_results(cs);
     return detail::finish_constrained(s, cs, x, ddq);
   }
-  detail::constraint_pass(model, data, cs, q, v,
-                          detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
-                              detail::pass_velocity_error);
+  if (!detail::constraint_pass(model, data, cs, q, v,
+                               detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                                   detail::pass_velocity_error)) {
+    detail::zero_constraint_results(cs);
+    return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
+  }
   s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext) : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
   if (s != Status::ok) return detail::finish_constrained(s, cs, x, ddq);
   x = data.ddq;

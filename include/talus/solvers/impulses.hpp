@@ -31,7 +31,11 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
     data.H.setZero();
     return finish_constrained(s, cs, x, v_plus);
   }
-  constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), pass_jacobian | pass_position_error);
+  if (!constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), pass_jacobian | pass_position_error)) {
+    zero_constraint_results(cs);
+    data.H.setZero();
+    return finish_constrained(Status::invalid_input, cs, x, v_plus);
+  }
   s = crba(model, data, q);
   if (s != Status::ok) return finish_constrained(s, cs, x, v_plus);
   const typename ModelT::TangentVector b = data.H * v_minus;

@@ -16,21 +16,56 @@
 ///   null space   Gᵀ P = Q [R; 0] (column-pivoted QR), Q = [Qy Qz]; x = Qy a + Qz z with
 ///                Rᵀ a = Pᵀ g and (Qzᵀ H Qz) z = Qzᵀ (b − H Qy a); λ = P R⁻¹ Qyᵀ (H x − b).
 ///
-/// All return Status::singular when the system has no unique solution (G rank-deficient:
-/// redundant constraints; or H not positive definite), with x and λ zeroed. Nothing allocates.
+/// Status (x and λ zero unless ok; nothing allocates):
+///   capacity_exceeded  G has more rows than the workspace's MaxRows;
+///   invalid_input      G does not have nv columns, b does not have nv rows, g does not have
+///                      G's rows, H, b, G or g hold NaN/Inf, ws.pivot_tolerance is negative or
+///                      not finite, or `method` is not a KKTMethod;
+///   singular           no unique solution (G rank-deficient: redundant constraints; H not
+///                      positive definite; range space: data.L is not a valid factor);
+///   overflow           x or λ came out not finite (an extremely ill-conditioned system).
+/// λ has G.rows() rows on return (zero rows when G exceeds the capacity).
 #include <talus/algorithms/sparse_factorization.hpp>
 #include <talus/solvers/workspace.hpp>
 
 namespace talus {
 
 namespace detail {
+/// lambda ← 0 with m rows, or with none when m is not a size lambda can hold.
+template <class L>
+void zero_rows(L& lambda, int m) {
+  constexpr int max = L::MaxRowsAtCompileTime;
+  if constexpr (L::RowsAtCompileTime != Eigen::Dynamic) lambda.setZero();
+  else lambda.setZero(m >= 0 && (max == Eigen::Dynamic || m <= max) ? m : 0);
+}
+
+/// Outputs zero unless s is ok and both are finite; returns s or overflow.
 template <class X, class L>
 Status zero_outputs(Status s, X& x, L& lambda, int m) {
+  if (s == Status::ok && !(all_finite(x) && all_finite(lambda))) s = Status::overflow;
   if (s != Status::ok) {
     x.setZero();
-    lambda.setZero(m);
+    zero_rows(lambda, m);
   }
   return s;
+}
+
+/// The checks the three blocks share (see the file comment), before anything is written.
+template <class S, int NV, int MR, class B, class GM, class Gv, class X>
+Status check_kkt_inputs(const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g, const SolverWorkspace<S, NV, MR>& ws,
+                        const X& x) {
+  static_assert(B::RowsAtCompileTime == Eigen::Dynamic || B::RowsAtCompileTime == NV,
+                "talus: b must have nv rows (the model's velocity size)");
+  static_assert(GM::ColsAtCompileTime == Eigen::Dynamic || GM::ColsAtCompileTime == NV,
+                "talus: G must have nv columns (the model's velocity size)");
+  static_assert(X::RowsAtCompileTime == Eigen::Dynamic || X::RowsAtCompileTime == NV,
+                "talus: x must have nv rows (the model's velocity size)");
+  if (G.cols() != NV || x.rows() != NV || x.cols() != 1) return Status::invalid_input;
+  if (G.rows() > MR) return Status::capacity_exceeded;
+  if (b.rows() != NV || b.cols() != 1 || g.rows() != G.rows() || g.cols() != 1) return Status::invalid_input;
+  if (!(ws.pivot_tolerance >= S(0) && ws.pivot_tolerance <= S(1))) return Status::invalid_input;
+  if (!(all_finite(b) && all_finite(G) && all_finite(g))) return Status::invalid_input;
+  return Status::ok;
 }
 
 template <class Decomp, class K, class V>
@@ -70,6 +105,9 @@ template <class S, int NV, int MR, class B, class GM, class Gv, class X, class L
 Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
                         KKTMethod method, SolverWorkspace<S, NV, MR>& ws, X& x, Lambda& lambda) {
   const int m = static_cast<int>(G.rows());
+  Status s = detail::check_kkt_inputs(b, G, g, ws, x);
+  if (s == Status::ok && !all_finite(H)) s = Status::invalid_input;
+  if (s != Status::ok) return detail::zero_outputs(s, x, lambda, m);
   const int n = NV + m;
   ws.K.setZero(n, n);
   ws.K.template topLeftCorner<NV, NV>() = H;
@@ -78,7 +116,6 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
   ws.kkt_x.resize(n);
   ws.kkt_x.template head<NV>() = b;
   ws.kkt_x.tail(m) = g;
-  Status s = Status::ok;
   using K = typename SolverWorkspace<S, NV, MR>::KKTMatrix;
   switch (method) {
     case KKTMethod::partial_piv_lu:
@@ -114,9 +151,14 @@ template <class ModelT, int MR, class B, class GM, class Gv, class X, class Lamb
 Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, const Eigen::MatrixBase<B>& b, const GM& G,
                              const Gv& g, SolverWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws, X& x,
                              Lambda& lambda) {
+  (void)model;  // the tree is in the type; data.L holds the numbers
   const int m = static_cast<int>(G.rows());
+  Status s = detail::check_kkt_inputs(b, G, g, ws, x);
+  if (s == Status::ok && !detail::ltl_factor_valid(data)) s = Status::singular;
+  if (s != Status::ok) return detail::zero_outputs(s, x, lambda, m);
   ws.t = b;
-  solve_ltl(model, data, ws.t);  // x₀ = H⁻¹ b
+  detail::solve_lt_unchecked(data, ws.t);  // x₀ = H⁻¹ b
+  detail::solve_l_unchecked(data, ws.t);
   // W = G L⁻¹ (= Zᵀ, Z = L⁻ᵀ Gᵀ), by columns: each column of the column-major m × nv
   // matrix is contiguous, so the tree-sparse back substitution runs on whole columns.
   using Tree = typename ModelT::Tree;
@@ -139,9 +181,9 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   ws.r = g - G * ws.t;
   lambda = ws.Y_llt.solve(ws.r);
   ws.t2.noalias() = W.transpose() * lambda;  // L⁻ᵀ Gᵀ λ
-  solve_l(model, data, ws.t2);      // H⁻¹ Gᵀ λ
+  detail::solve_l_unchecked(data, ws.t2);    // H⁻¹ Gᵀ λ
   x = ws.t + ws.t2;
-  return Status::ok;
+  return detail::zero_outputs(Status::ok, x, lambda, m);
 }
 
 /// Null-space method (dense).
@@ -149,6 +191,8 @@ template <class S, int NV, int MR, class B, class GM, class Gv, class X, class L
 Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
                             SolverWorkspace<S, NV, MR>& ws, X& x, Lambda& lambda) {
   const int m = static_cast<int>(G.rows());
+  if (Status s = detail::check_kkt_inputs(b, G, g, ws, x); s != Status::ok || !all_finite(H))
+    return detail::zero_outputs(s != Status::ok ? s : Status::invalid_input, x, lambda, m);
   if (m == 0) {  // unconstrained: H x = b
     ws.ZHZ = H;
     ws.ZHZ_llt.compute(ws.ZHZ);
@@ -156,7 +200,7 @@ Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::Matr
     ws.qz = b;
     x = ws.ZHZ_llt.solve(ws.qz);
     lambda.resize(0);
-    return Status::ok;
+    return detail::zero_outputs(Status::ok, x, lambda, m);
   }
   if (m > NV) return detail::zero_outputs(Status::singular, x, lambda, m);
   ws.Gt = G.transpose();
@@ -191,7 +235,7 @@ Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::Matr
   R.solveInPlace(ws.r);
   ws.Gt_qr.apply_p(ws.r);
   lambda = ws.r;
-  return Status::ok;
+  return detail::zero_outputs(Status::ok, x, lambda, m);
 }
 
 }  // namespace talus
