@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Fuzz campaign with clang + libFuzzer (fuzz/README.md).
+#
+#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|all] [seconds-per-target]
+#
+# Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
+# asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
+# three ≈ 18 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
+# OOMs do not stop the campaign), saves findings to fuzz/findings/<target>/, merges inputs with
+# new coverage into fuzz/corpus/<target>/ (-merge=1), and prints executions, exec/s, libFuzzer's
+# cov/ft counters and findings. With COVERAGE=1 (default) it then builds replay binaries with
+# -fprofile-instr-generate -fcoverage-mapping into build/fuzz-cov, replays the corpus and
+# prints line coverage of include/talus (llvm-profdata-14 / llvm-cov-14). COVERAGE=0 skips it.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+what=${1:-all}
+secs=${2:-360}
+coverage=${COVERAGE:-1}
+build=$root/build/fuzz-clang
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt)
+if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
+
+nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||
+  { cat "$build.configure.log"; exit 1; }
+for t in "${targets[@]}"; do
+  start=$(date +%s)
+  nice -n 10 cmake --build "$build" --target "$t" -j1 >"$build/$t.build.log" 2>&1 || { tail -50 "$build/$t.build.log"; exit 1; }
+  echo "built $t in $(( $(date +%s) - start )) s"
+done
+
+summary=()
+for t in "${targets[@]}"; do
+  corpus=$root/fuzz/corpus/$t
+  work=$build/work/$t
+  findings=$root/fuzz/findings/$t
+  mkdir -p "$corpus" "$work" "$findings"
+  log=$build/$t.fuzz.log
+  echo "== $t: ${secs} s"
+  # fork mode: the worker restarts after a finding; artifacts (crash-*, timeout-*, oom-*) go to findings/
+  ( cd "$build" && nice -n 10 "./$t" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+      -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
+      -artifact_prefix="$findings/" "$work" "$corpus" ) >"$log" 2>&1 || true
+  last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
+  execs=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$last")
+  cov=$(sed -E 's/.* cov: ([0-9]+).*/\1/' <<<"$last")
+  ft=$(sed -E 's/.* ft: ([0-9]+).*/\1/' <<<"$last")
+  nfind=$(find "$findings" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+  # minimised union: inputs of the work corpus that add coverage to the checked-in one
+  before=$(find "$corpus" -type f | wc -l)
+  ( cd "$build" && nice -n 10 "./$t" -merge=1 -timeout=20 -rss_limit_mb=2048 "$corpus" "$work" ) >"$build/$t.merge.log" 2>&1 || true
+  after=$(find "$corpus" -type f | wc -l)
+  rate=$(( ${execs:-0} / (secs > 0 ? secs : 1) ))
+  summary+=("$t: ${execs:-?} executions (~${rate}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${before} -> ${after} files, findings in fuzz/findings/$t: ${nfind}")
+  grep -h 'TALUS FUZZ FINDING\|ERROR: AddressSanitizer\|runtime error\|Assertion\|ERROR: libFuzzer' "$log" | sort | uniq -c | sort -rn | head -20 || true
+done
+
+if [[ $coverage == 1 ]]; then
+  cov=$root/build/fuzz-cov
+  nice -n 10 cmake -S "$root" -B "$cov" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
+    -DTALUS_BUILD_BENCH=OFF >"$cov.configure.log" 2>&1 || { cat "$cov.configure.log"; exit 1; }
+  objs=()
+  for t in "${targets[@]}"; do
+    nice -n 10 cmake --build "$cov" --target "${t}_replay" -j1 >"$cov/$t.build.log" 2>&1 || { tail -30 "$cov/$t.build.log"; exit 1; }
+    # the corpus only (no findings): a finding aborts the replay and loses its profile
+    LLVM_PROFILE_FILE="$cov/$t.profraw" "$cov/${t}_replay" "$root/fuzz/corpus/$t" >/dev/null 2>&1 || echo "warning: $t replay of the corpus failed"
+    objs+=(-object "$cov/${t}_replay")
+  done
+  llvm-profdata-14 merge -sparse "$cov"/*.profraw -o "$cov/all.profdata"
+  echo "== line coverage of include/talus (corpus replay, ${targets[*]})"
+  llvm-cov-14 report "${objs[@]:1}" -instr-profile="$cov/all.profdata" "$root/include/talus" | tail -40
+fi
+
+echo "== summary"
+printf '%s\n' "${summary[@]}"
