@@ -351,12 +351,18 @@ struct Constraints {
     const double ps2 = o.ps * o.ps;
     const double s1 = 1 + max_abs(tau) + max_abs(o.C) + (G.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() * (o.m > 0) +
                       (o.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff();
-    check_scaled(fn, "H qdd + C - tau - G^T lambda", max_abs(r1), s1, 1e-9 * ps2, t);
-    if (o.m == 0) return;
+    if (o.m == 0) {
+      check_scaled(fn, "H qdd + C - tau - G^T lambda", max_abs(r1), s1, 1e-9 * ps2, t);
+      return;
+    }
     Eigen::VectorXd g(o.m);
     for (int i = 0; i < o.m; ++i) g[i] = o.gamma[static_cast<std::size_t>(i)];
     const Eigen::VectorXd r2 = G * o.x - g;
-    const double s2 = 1 + max_abs(g) + (G.cwiseAbs() * o.x.cwiseAbs()).maxCoeff();
+    // normwise scale for both blocks: a stable KKT solve bounds each block's residual by
+    // eps·‖K‖·‖[q̈; λ]‖ (fuzz_kkt's first false alarms came from a per-block scale)
+    const double s2 = s1 + 1 + max_abs(g) + (G.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() +
+                      (max_abs(o.H) + max_abs(G)) * std::fmax(max_abs(o.x), max_abs(l));
+    check_scaled(fn, "H qdd + C - tau - G^T lambda", max_abs(r1), s2, 1e-9 * ps2, t);
     check_scaled(fn, "G qdd - gamma", max_abs(r2), s2, 1e-9 * ps2, t);
   }
 
@@ -471,7 +477,10 @@ struct Constraints {
       Eigen::VectorXd g = Eigen::VectorXd::Zero(s.m);
       if (in.target_mode != 0)
         for (int i = 0; i < s.m; ++i) g[i] = in.t[static_cast<std::size_t>(i)];
-      check_scaled(names[k], "G v+ - target", max_abs((G * s.x - g).eval()), 1 + max_abs(g) + (G.cwiseAbs() * s.x.cwiseAbs()).maxCoeff(),
+      // normwise scale (as in check_forward_equations)
+      check_scaled(names[k], "G v+ - target", max_abs((G * s.x - g).eval()),
+                   1 + max_abs(g) + (G.cwiseAbs() * s.x.cwiseAbs()).maxCoeff() +
+                       (max_abs(s.H) + max_abs(G)) * std::fmax(max_abs(s.x), max_abs(l)),
                    1e-9 * ps2, t);
     }
     const Solve* ref = o->direct.s == Status::ok ? &o->direct : nullptr;

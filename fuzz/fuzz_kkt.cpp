@@ -93,7 +93,10 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   const Eigen::VectorXd r2 = Gd * o.x - g;
   const double s1 = 1 + max_abs(b) + (o.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + (rows ? (Gd.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() : 0.0);
   const double s2 = 1 + max_abs(g) + (rows ? (Gd.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() : 0.0);
-  const double e1 = max_abs(r1) / s1, e2 = rows ? max_abs(r2) / s2 : 0.0;
+  // normwise backward-error scale (a stable solve of the whole KKT system bounds each block's
+  // residual by eps·‖K‖·‖[x; λ]‖, not by that block's own terms)
+  const double sk = std::fmax(s1, s2) + (max_abs(o.H) + (rows ? max_abs(Gd) : 0.0)) * std::fmax(max_abs(o.x), rows ? max_abs(l) : 0.0);
+  const double e1 = max_abs(r1) / sk, e2 = rows ? max_abs(r2) / sk : 0.0;
   if (e1 <= 1e-9 && e2 <= 1e-9) return;
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + rows, nv + rows);
   K.topLeftCorner(nv, nv) = o.H;

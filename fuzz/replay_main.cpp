@@ -54,6 +54,6 @@ int main(int argc, char** argv) {
     (void)LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     ++ran;
   }
-  std::printf("replay: %zu inputs ran, no finding\n", ran);
+  std::printf("replay: %zu inputs ran\n", ran);
   return files.empty() ? 1 : 0;
 }
