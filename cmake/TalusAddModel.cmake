@@ -15,6 +15,9 @@
 # The generator is, in order of preference: the target talus_urdf_gen (talus built in this
 # project), the imported target talus::talus_urdf_gen (installed talus package), or the
 # executable TALUS_URDF_GEN_EXECUTABLE (cache variable, found on PATH by default).
+# The installed generator is a host program: a cross build (e.g. -DCMAKE_TOOLCHAIN_FILE=
+# <prefix>/share/talus/toolchains/cortex-m7.cmake) that finds the installed talus through
+# CMAKE_PREFIX_PATH runs it as is; nothing else to pass.
 include_guard(GLOBAL)
 
 function(talus_add_model target)
@@ -40,7 +43,9 @@ function(talus_add_model target)
     set(gen_command talus_urdf_gen)
     set(gen_depends "$<TARGET_FILE:talus_urdf_gen>")
   elseif(TARGET talus::talus_urdf_gen)
-    set(gen_command talus::talus_urdf_gen)
+    # By path, not by target name: in a cross build CMake would otherwise prepend
+    # CMAKE_CROSSCOMPILING_EMULATOR (or refuse), but the installed generator is a host tool.
+    set(gen_command "$<TARGET_FILE:talus::talus_urdf_gen>")
     set(gen_depends "$<TARGET_FILE:talus::talus_urdf_gen>")
   else()
     find_program(TALUS_URDF_GEN_EXECUTABLE talus_urdf_gen DOC "talus URDF -> C++ model generator")

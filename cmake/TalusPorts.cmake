@@ -1,0 +1,63 @@
+# The talus ports (implementations of include/talus/rt/port.hpp, sources in port/) as the
+# targets a firmware links:
+#
+#   talus::port_posix      Linux (x86-64, aarch64, ...): port/posix. Defined when
+#                          CMAKE_SYSTEM_NAME is Linux.
+#   talus::port_cortex_m   bare-metal Armv7-M: port/cortex-m (startup code, vector table,
+#                          fault handlers, SysTick time base, semihosting, UART0) and its
+#                          linker script. Defined when CMAKE_SYSTEM_NAME is Generic and
+#                          CMAKE_SYSTEM_PROCESSOR is arm (toolchains/cortex-m7.cmake, ...).
+#
+# Both are OBJECT libraries compiled in the project that uses them, with that project's
+# toolchain and flags: an installed talus ships the port sources (<prefix>/share/talus/port),
+# not object files, so one installed package serves the host, aarch64 and every Cortex-M
+# variant (see port/README.md, "Using a port"). OBJECT, so that the startup code and the
+# vector table are always linked (a static library would let the linker drop them). Link a
+# port directly into the executable: target_link_libraries(app PRIVATE talus::port_posix).
+#
+# Each port target defines, for its users, TALUS_PORT_POSIX=1 or TALUS_PORT_CORTEX_M=1.
+#
+# Linker script of talus::port_cortex_m: the cache variable TALUS_PORT_LINKER_SCRIPT
+# (default: port/cortex-m/mps2.ld, the QEMU MPS2 boards), or per executable the target
+# property TALUS_LINKER_SCRIPT (set_target_properties(app PROPERTIES TALUS_LINKER_SCRIPT
+# ${CMAKE_CURRENT_SOURCE_DIR}/board.ld)), which wins.
+#
+# Used by port/CMakeLists.txt (talus built in the project: add_subdirectory) and by
+# talusConfig.cmake (installed talus: find_package).
+include_guard(GLOBAL)
+
+# talus_define_ports(<port source dir> [STRICT]): STRICT adds -Werror (talus's own build).
+function(talus_define_ports port_dir)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "" "")
+  set(flags -fno-exceptions -fno-rtti -Wall -Wextra -Wshadow)
+  if(arg_STRICT)
+    list(APPEND flags -Werror)
+  endif()
+
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT TARGET talus_port_posix)
+    find_package(Threads REQUIRED)
+    add_library(talus_port_posix OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp")
+    add_library(talus::port_posix ALIAS talus_port_posix)
+    target_include_directories(talus_port_posix PUBLIC "${port_dir}/posix/include")
+    target_link_libraries(talus_port_posix PUBLIC talus::talus Threads::Threads)
+    target_compile_definitions(talus_port_posix INTERFACE TALUS_PORT_POSIX=1)
+    target_compile_options(talus_port_posix PRIVATE ${flags})
+  endif()
+
+  if(CMAKE_SYSTEM_NAME STREQUAL "Generic" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^([Aa][Rr][Mm].*|cortex-m.*)$"
+     AND NOT TARGET talus_port_cortex_m)
+    set(TALUS_PORT_LINKER_SCRIPT "${port_dir}/cortex-m/mps2.ld" CACHE FILEPATH
+        "linker script of the board for talus::port_cortex_m (default: the QEMU MPS2 boards); an executable's TALUS_LINKER_SCRIPT property overrides it")
+    add_library(talus_port_cortex_m OBJECT EXCLUDE_FROM_ALL
+                "${port_dir}/cortex-m/startup.cpp" "${port_dir}/cortex-m/port_cortex_m.cpp")
+    add_library(talus::port_cortex_m ALIAS talus_port_cortex_m)
+    target_include_directories(talus_port_cortex_m PUBLIC "${port_dir}/cortex-m/include")
+    target_link_libraries(talus_port_cortex_m PUBLIC talus::talus)
+    target_compile_definitions(talus_port_cortex_m INTERFACE TALUS_PORT_CORTEX_M=1)
+    target_compile_options(talus_port_cortex_m PRIVATE ${flags})
+    # Own startup code (no crt0) and the board's memory map, evaluated on the executable.
+    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_LINKER_SCRIPT}>")
+    target_link_options(talus_port_cortex_m INTERFACE -nostartfiles "-T${ld}")
+    set_property(TARGET talus_port_cortex_m APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+  endif()
+endfunction()
