@@ -499,13 +499,17 @@ struct Constraints {
     const std::uint8_t om = r.byte();
     if (om >= 192) in.opt.tolerance = r.scalar();
     in.opt.max_iterations = (om & 1) ? static_cast<int>(r.byte()) - 8 : in.opt.max_iterations;
-    struct Out { Status bind, aq, aqd, pe; Q q; V v; talus::AssemblyReport<double> rep; Rv e; bool e_zero; double emax; int m; };
+    // report fields copied one by one: AssemblyReport has padding, which a struct copy may fill
+    // with stack bytes (a false "different bits" seen in the first replay)
+    struct Out { Status bind, aq, aqd, pe; Q q; V v; int rep_iterations; double rep_residual; bool e_zero; double emax; int m; };
     auto o = std::make_unique<Out>();
     twice("assembly", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
       out.m = cs.active_rows();
-      out.rep = {};
-      out.aq = talus::assemble_q(model, d, cs, in.q, in.w, out.q, in.opt, &out.rep);
+      talus::AssemblyReport<double> rep;
+      out.aq = talus::assemble_q(model, d, cs, in.q, in.w, out.q, in.opt, &rep);
+      out.rep_iterations = rep.iterations;
+      out.rep_residual = rep.residual;
       out.aqd = talus::assemble_qdot(model, d, cs, in.q, in.v, in.w, out.v);
       // the position errors at the returned q, on a clean Data
       D d2;
