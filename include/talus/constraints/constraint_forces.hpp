@@ -75,7 +75,7 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
       }
       case ConstraintKind::custom: {
         typename CustomConstraint<ModelT>::RowValues l = CustomConstraint<ModelT>::RowValues::Zero();
-        l.head(e.rows) = cs.lambda.segment(r, e.rows);
+        for (int j = 0; j < e.rows && j < 6; ++j) l[j] = cs.lambda(r + j);
         int body[2] = {-1, -1};
         Force<S> force[2] = {Force<S>::Zero(), Force<S>::Zero()};
         const int n = e.custom->wrenches(model, data, l, body, force);

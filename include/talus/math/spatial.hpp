@@ -10,8 +10,20 @@
 /// A spatial vector is always expressed in one named frame; the function that produces it
 /// says which. Motion and Force are the same Eigen type; the name tells the reader which
 /// transformation rule (motion or force) applies.
+// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsics (the self-initialised
+// `__m256d __Y = __Y;` of avxintrin.h, GCC bug 105593, fixed in GCC 13) wherever Eigen's
+// vectorised reductions are inlined, so -march=native -Werror would fail on any Eigen user.
+// The intrinsics headers are first included here, through Eigen/Core: the warning is
+// silenced for their lines only.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <Eigen/Core>
 #include <Eigen/Geometry>  // cross products
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ == 12
+#pragma GCC diagnostic pop
+#endif
 
 /// Forces inlining of the small spatial-algebra operations: the algorithms unroll over the
 /// bodies at compile time into one large function, where GCC's inliner would otherwise give up

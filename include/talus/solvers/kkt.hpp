@@ -178,7 +178,8 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   if (ws.Y_llt.info() != Eigen::Success ||
       !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
     return detail::zero_outputs(Status::singular, x, lambda, m);
-  ws.r = g - G * ws.t;
+  ws.r = g;  // r = g − G x₀, coefficient-wise: no temporary of G's type (a dynamic G would allocate one)
+  ws.r.noalias() -= G.lazyProduct(ws.t);
   lambda = ws.Y_llt.solve(ws.r);
   ws.t2.noalias() = W.transpose() * lambda;  // L⁻ᵀ Gᵀ λ
   detail::solve_l_unchecked(data, ws.t2);    // H⁻¹ Gᵀ λ
