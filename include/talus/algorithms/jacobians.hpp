@@ -119,7 +119,10 @@ Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
   return point_jacobian(model, data, body, p_body, rf, J);
 }
 
-/// 3D Jacobian of a frame origin's linear velocity (rows 3..5 of the 6D Jacobian).
+/// 3D Jacobian of the linear velocity of a frame's origin: local — frame axes (rows 3..5 of
+/// the local 6D Jacobian); local_world_aligned and world — world axes (rows 3..5 of the
+/// local_world_aligned 6D Jacobian; the world 6D Jacobian's linear rows are the velocity of
+/// the point at the world origin instead, so world is treated as local_world_aligned here).
 template <class ModelT>
 Status frame_linear_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
                              typename ModelT::Jacobian3& J) {
