@@ -382,6 +382,16 @@ TEST(Reliability, Defect6_ExtremeInputsNeverOkWithNonFinite) {
   ASSERT_EQ(cs->add_loop(FL.body, FL.placement, -1, talus::Transform<double>(), {ax}, talus::Baumgarte<double>::on(1e-160)),
             Status::ok);
   EXPECT_EQ(cs->bind(model), Status::invalid_input);
+  // integrate: a result outside the valid configurations is not ok (the next call would
+  // refuse it), and it is zero
+  Solo::ConfigVector qi = Solo::ConfigVector::Constant(9);
+  Solo::TangentVector dv = Solo::TangentVector::Zero();
+  dv[3] = 1e8;  // a base displacement of 1e8 m: a valid input, an invalid result
+  EXPECT_EQ(talus::integrate(model, s.q, dv, qi), Status::overflow);
+  EXPECT_TRUE(all_zero(qi));
+  dv[3] = 1.0;
+  ASSERT_EQ(talus::integrate(model, s.q, dv, qi), Status::ok);
+  EXPECT_EQ(talus::check_configuration(model, qi), Status::ok);
   // normalize: no overflow or underflow of the squared norm
   Solo::ConfigVector q = s.q;
   q.segment<4>(3) << 3e200, 1e200, 0, 0;

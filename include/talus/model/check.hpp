@@ -155,7 +155,10 @@ Status check_model(const ModelT& model) {
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     using J = typename Tree::template Joint<I>;
-    ok = ok && detail::transform_valid(model.joint_placement[I]) && detail::inertia_valid(model.inertia[I]);
+    // every axis finite (axis-aligned joints ignore theirs, but a NaN anywhere in a model is
+    // a corrupted model), generic axes also unit
+    ok = ok && detail::transform_valid(model.joint_placement[I]) && detail::inertia_valid(model.inertia[I]) &&
+         all_finite(model.axis[I]);
     if constexpr (detail::has_runtime_axis<J>::value) {
       using std::abs;
       const Vector3<S>& a = model.axis[I];

@@ -39,7 +39,10 @@ void neutral(const ModelT&, Eigen::MatrixBase<Q>& q) {
   });
 }
 
-/// out = q ⊕ v. invalid_input (out zero) for an invalid q or v (check.hpp); out may be q itself.
+/// out = q ⊕ v. invalid_input (out zero) for an invalid q or v (check.hpp); overflow (out
+/// zero) when the result leaves the valid configurations (an entry beyond
+/// input_limits::position): ok means out is a configuration every algorithm accepts. out may
+/// be q itself.
 template <class ModelT, class Q, class V, class Out>
 Status integrate(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                  Eigen::MatrixBase<Out>& out) {
@@ -54,6 +57,7 @@ Status integrate(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Eigen
       J::template integrate<S>(q.template segment<J::nq>(Tree::idx_q[I]), v.template segment<J::nv>(Tree::idx_v[I]),
                                r.template segment<J::nq>(Tree::idx_q[I]));
     });
+    if (check_configuration(model, r) != Status::ok) s = Status::overflow;
   }
   return output_or_zero(s, r, out);
 }
