@@ -108,8 +108,9 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   if (!(kappa * 2.2e-16 <= 1e-4)) return;  // too ill-conditioned to ask for accuracy
   const double tol_rel = 1e-9 + 1e-14 * kappa;
   if (!(e1 <= tol_rel && e2 <= tol_rel)) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "relative residuals %.3g, %.3g > %.3g (kappa %.3g)", e1, e2, tol_rel, kappa);
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "relative residuals %.3g, %.3g > %.3g (kappa %.3g; method %d, %d rows, nv %d, H %s, tol %s %.3g)",
+                  e1, e2, tol_rel, kappa, method, rows, nv, from_crba ? "crba" : "raw", set_tol ? "set" : "default", tol);
     finding(name, o.s, "ok but the KKT equations do not hold", buf);
   }
 }
