@@ -5,6 +5,8 @@
 //   hook, which its allocator calls for every malloc, calloc, realloc and operator new.
 #include "support/alloc_trap.hpp"
 
+#include <atomic>
+
 #if defined(__SANITIZE_ADDRESS__)
 #define TALUS_TEST_ASAN 1
 #elif defined(__has_feature)
@@ -13,32 +15,38 @@
 #endif
 #endif
 
-#ifdef TALUS_TEST_ASAN
-#include <sanitizer/allocator_interface.h>
-
-#include <atomic>
-
 namespace {
 std::atomic<bool> armed{false};
 std::atomic<std::size_t> calls{0};
-void on_malloc(const volatile void*, std::size_t) {
+inline void note() {
   if (armed.load(std::memory_order_relaxed)) calls.fetch_add(1, std::memory_order_relaxed);
 }
-void on_free(const volatile void*) {}
-const int installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
 }  // namespace
 
 namespace talus_test {
-void arm_alloc_trap() {
-  (void)installed;
-  calls = 0;
-  armed = true;
-}
 std::size_t disarm_alloc_trap() {
   armed = false;
   return calls.load();
 }
 }  // namespace talus_test
+
+#ifdef TALUS_TEST_ASAN
+// Declared here: GCC ships no <sanitizer/allocator_interface.h>, but its libasan (like
+// clang's) exports the function.
+extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*)(const volatile void*, std::size_t),
+                                                         void (*)(const volatile void*));
+
+namespace {
+void on_malloc(const volatile void*, std::size_t) { note(); }
+void on_free(const volatile void*) {}
+const int installed = __sanitizer_install_malloc_and_free_hooks(on_malloc, on_free);
+}  // namespace
+
+void talus_test::arm_alloc_trap() {
+  (void)installed;
+  calls = 0;
+  armed = true;
+}
 
 #else  // plain build: replace the allocation functions
 
@@ -54,24 +62,10 @@ void* __libc_memalign(std::size_t, std::size_t);
 void __libc_free(void*);
 }
 
-namespace {
-std::atomic<bool> armed{false};
-std::atomic<std::size_t> calls{0};
-inline void note() {
-  if (armed.load(std::memory_order_relaxed)) calls.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-namespace talus_test {
-void arm_alloc_trap() {
+void talus_test::arm_alloc_trap() {
   calls = 0;
   armed = true;
 }
-std::size_t disarm_alloc_trap() {
-  armed = false;
-  return calls.load();
-}
-}  // namespace talus_test
 
 extern "C" {
 void* malloc(std::size_t n) {
