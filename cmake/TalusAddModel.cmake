@@ -1,4 +1,4 @@
-# talus_add_model(<target> NAME <name> URDF <file> [FLOATING_BASE])
+# talus_add_model(<target> NAME <name> URDF <file> [FLOATING_BASE] [FRAMES <link>...])
 #
 # Generates, at build time, the header
 #   ${CMAKE_CURRENT_BINARY_DIR}/talus_models/include/talus/models/<name>.hpp
@@ -11,6 +11,11 @@
 # <name> must be a C++ identifier: the header defines namespace talus::models::<name>.
 # A relative URDF path is relative to CMAKE_CURRENT_SOURCE_DIR. FLOATING_BASE gives the root
 # link a free-flyer joint; without it the root link is the world.
+# FRAMES keeps only the listed URDF links as frames, in the order listed (frame 0 is the first
+# name), instead of every link: num_frames and make_model's code shrink. A name that is not a
+# link of the URDF (or a name listed twice) fails the build with the generator's message
+# ("frame 'LF_FOTO' (--frame / FRAMES) is not a link of the URDF"). Bodies, joints and
+# inertias do not depend on FRAMES.
 #
 # The generator is, in order of preference: the target talus_urdf_gen (talus built in this
 # project), the imported target talus::talus_urdf_gen (installed talus package), or the
@@ -21,7 +26,7 @@
 include_guard(GLOBAL)
 
 function(talus_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "FLOATING_BASE" "NAME;URDF" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "FLOATING_BASE" "NAME;URDF" "FRAMES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "talus_add_model(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -33,6 +38,9 @@ function(talus_add_model target)
   endif()
   if(NOT arg_URDF)
     message(FATAL_ERROR "talus_add_model(${target}): URDF <file> is required")
+  endif()
+  if("FRAMES" IN_LIST arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "talus_add_model(${target}): FRAMES needs at least one URDF link name")
   endif()
   cmake_path(ABSOLUTE_PATH arg_URDF BASE_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}" NORMALIZE OUTPUT_VARIABLE urdf)
   if(NOT EXISTS "${urdf}")
@@ -63,12 +71,20 @@ function(talus_add_model target)
   if(arg_FLOATING_BASE)
     set(floating_flag --floating-base)
   endif()
+  set(frame_flags "")
+  foreach(f IN LISTS arg_FRAMES)
+    list(APPEND frame_flags --frame "${f}")
+  endforeach()
   file(MAKE_DIRECTORY "${include_dir}/talus/models")
+  # The generator's arguments as a file the header depends on (rewritten only when they
+  # change): a changed FRAMES list or FLOATING_BASE regenerates the header.
+  set(args_file "${CMAKE_CURRENT_BINARY_DIR}/talus_models/${arg_NAME}.args")
+  file(CONFIGURE OUTPUT "${args_file}" CONTENT "${floating_flag};${arg_FRAMES}\n" @ONLY)
 
   add_custom_command(
     OUTPUT "${header}"
-    COMMAND ${gen_command} --urdf "${urdf}" --name "${arg_NAME}" --out "${header}" ${floating_flag}
-    DEPENDS "${urdf}" "${gen_depends}"
+    COMMAND ${gen_command} --urdf "${urdf}" --name "${arg_NAME}" --out "${header}" ${floating_flag} ${frame_flags}
+    DEPENDS "${urdf}" "${gen_depends}" "${args_file}"
     COMMENT "talus: generating talus/models/${arg_NAME}.hpp from ${urdf}"
     VERBATIM)
   add_custom_target(${target}_generate DEPENDS "${header}")

@@ -1,7 +1,7 @@
 #pragma once
 // fuzz_constraints, one model: the body shared by fuzz_constraints_<model>.cpp. An input
-// decodes to a list of constraints (contacts, loops, custom constraints), activation toggles,
-// anchors, a pivot tolerance, a state, and one solver group. The set is built and the solvers
+// decodes to a list of constraints (contacts, 6D contacts, loops, custom constraints),
+// activation toggles, anchors and 6D reference placements, a pivot tolerance, a state, and one solver group. The set is built and the solvers
 // run twice (fresh Data and ConstraintSet, heap hook armed) and compared bit for bit; then
 // the promises are checked on the first run.
 #include <array>
@@ -71,6 +71,7 @@ struct Constraints {
     Tf frame[2];
     std::array<talus::LoopAxis<double>, 7> axes;
     talus::Baumgarte<double> baum;
+    talus::ContactFrame6D rows6d;
   };
   Reader& r;
   bool normalize_q = false;
@@ -120,8 +121,18 @@ struct Constraints {
     n = r.byte() % (MC + 2);  // up to one more than the capacity
     for (int i = 0; i < n; ++i) {
       Item& it = items[static_cast<std::size_t>(i)];
-      it.kind = r.byte() % 3;
-      if (it.kind == 0) {
+      const std::uint8_t kind = r.byte();
+      it.kind = kind >= 248 ? 3 : kind % 3;  // 3: 6D contact (rare bytes: older corpus inputs decode as before)
+      if (it.kind == 3) {
+        it.body[0] = r.index(nb);
+        it.frame[0] = frame();
+        it.frame[1] = frame();
+        const std::uint8_t b = r.byte();
+        it.rows6d = (b & 4) ? talus::ContactFrame6D::local
+                            : (b & 8) ? talus::ContactFrame6D::local_world_aligned : static_cast<talus::ContactFrame6D>(b);
+        it.baum.enabled = b & 1;
+        if (b & 2) it.baum.time_constant = r.scalar();
+      } else if (it.kind == 0) {
         it.body[0] = r.index(nb);
         r.fill(it.point);
         const std::uint8_t c = r.byte();
@@ -207,14 +218,25 @@ struct Constraints {
           case 6: s = cs.add_loop(b0, F[0], b1, F[1], {A[0], A[1], A[2], A[3], A[4], A[5]}, it.baum); break;
           default: s = cs.add_loop(b0, F[0], b1, F[1], {A[0], A[1], A[2], A[3], A[4], A[5], A[6]}, it.baum); break;
         }
+      } else if (it.kind == 3) {
+        s = cs.add_contact_6d(it.body[0], it.frame[0], it.rows6d, it.frame[1], it.baum);
       } else {
         s = cs.add_custom(customs[static_cast<std::size_t>(i)], it.baum);
       }
       (void)s;  // refused constraints are simply not in the set
     }
     const Status bound = cs.bind(model);
+    // a constraint added after bind is refused and leaves the set as it was
+    if (bound == Status::ok && cs.add_contact(0, V3::Zero(), {V3::UnitZ()}) != Status::invalid_input)
+      finding("ConstraintSet::add_contact", Status::ok, "a bound set accepted a new constraint");
     for (int i = 0; i < ntoggles; ++i) (void)cs.set_active(toggles[static_cast<std::size_t>(i)].first, toggles[static_cast<std::size_t>(i)].second);
-    for (int i = 0; i < nanchors; ++i) (void)cs.set_contact_anchor(anchors[static_cast<std::size_t>(i)].first, anchors[static_cast<std::size_t>(i)].second);
+    for (int i = 0; i < nanchors; ++i) {
+      const auto& a = anchors[static_cast<std::size_t>(i)];
+      if (cs.constraint(a.first).kind == talus::ConstraintKind::contact_6d)
+        (void)cs.set_contact_placement(a.first, Tf(items[static_cast<std::size_t>(a.first)].frame[0].R, a.second));
+      else
+        (void)cs.set_contact_anchor(a.first, a.second);
+    }
     if (set_tol) cs.ws.pivot_tolerance = tol;
     return bound;
   }

@@ -81,6 +81,18 @@ int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFe
   put("fd kokkevis ddq", rel_diff(ddq, ddq0), tol_ddq, st);
   put("fd kokkevis lambda", rel_diff(cs.lambda, lambda0), tol_lambda, st);
 
+  // constrained inverse dynamics: the torques for the actuated part of the range-space q̈,
+  // fed back to forward dynamics, give that q̈. Double only: its rank decisions use the pivot
+  // tolerance, which is too tight for solo12 in float (as for the rank-revealing KKT methods).
+  if (!is_float) {
+    static talus::InverseDynamicsWorkspace<S, SoloModel::nv, 12> idws;  // static: 24 KB
+    const auto act = talus::Actuation<SoloModel>::except_floating_base();
+    TV tau_id, ddq_id;
+    st = worst(s0, talus::inverse_dynamics_constrained(model, data, cs, q, v, ddq0, act, tau_id, ddq_id, idws));
+    st = worst(st, talus::forward_dynamics_range_space(model, data, cs, q, v, tau_id, ddq));
+    put("inverse dynamics -> fd ddq", rel_diff(ddq, ddq0), tol_ddq, st);
+  }
+
   // impulses: G q̇⁺ = 0 and H (q̇⁺ − q̇⁻) = Gᵀ Λ
   TV vp;
   for (int m = 0; m < 3; ++m) {

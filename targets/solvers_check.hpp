@@ -24,11 +24,11 @@ struct SolverCheck {
   talus::Status status = talus::Status::ok;
 };
 
-constexpr int kSolverChecks = 22;
+constexpr int kSolverChecks = 23;
 
 /// Runs, at (q, v, τ): forward dynamics by the direct method with each of the five KKT
 /// decompositions, the null-space and the Kokkevis methods, each compared with the range-space
-/// result (q̈ and λ); impulses by the three methods (residuals G q̇⁺ = 0 and
+/// result (q̈ and λ); constrained inverse dynamics round trip (double); impulses by the three methods (residuals G q̇⁺ = 0 and
 /// H (q̇⁺ − q̇⁻) = GᵀΛ); assemble_qdot (residual G q̇ = 0); assemble_q back to the feet's
 /// positions from perturbed joint angles (residual). cond_ddq and cond_lambda: the state's
 /// condition numbers of q̈ and λ (reference header), for the float tolerances. `cs` holds the

@@ -627,9 +627,13 @@ void check_loop() {
   l << "loop: " << st_.iterations << " periods of " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_PERIOD_NS / 1000)
     << " us, misses " << st_.misses << " (allowed " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_MAX_MISSES) << ")" << ", overruns " << st_.overruns << ", skipped " << st_.skipped;
   l.end();
-  l << "loop: exec (solo12 aba) min/median/max " << st_.exec.min_ns << " / " << st_.exec.median_ns() << " / "
-    << st_.exec.max_ns << " ns; wake-up latency min/median/max " << st_.latency.min_ns << " / "
-    << st_.latency.median_ns() << " / " << st_.latency.max_ns << " ns";
+  // quantiles in the overflow bin are lower bounds: printed ">= x" (rt/loop.hpp)
+  const talus::rt::Quantile em = st_.exec.median(), e99 = st_.exec.p99();
+  const talus::rt::Quantile lm = st_.latency.median(), l99 = st_.latency.p99();
+  l << "loop: exec (solo12 aba) min/median/p99/max " << st_.exec.min_ns << " / " << em.prefix() << em.ns << " / "
+    << e99.prefix() << e99.ns << " / " << st_.exec.max_ns << " ns; wake-up latency min/median/p99/max "
+    << st_.latency.min_ns << " / " << lm.prefix() << lm.ns << " / " << l99.prefix() << l99.ns << " / "
+    << st_.latency.max_ns << " ns";
   l.end();
   l << "loop: exec histogram (" << st_.exec.bin_ns << " ns bins):";
   for (int k = 0; k < st_.exec.bins; ++k)

@@ -21,7 +21,7 @@ all=(fuzz_dynamics fuzz_constraints fuzz_kkt)
 if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
 
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||
+  -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 for t in "${targets[@]}"; do
   start=$(date +%s)
@@ -59,7 +59,7 @@ if [[ $coverage == 1 ]]; then
   cov=$root/build/fuzz-cov
   nice -n 10 cmake -S "$root" -B "$cov" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
-    -DTALUS_BUILD_BENCH=OFF >"$cov.configure.log" 2>&1 || { cat "$cov.configure.log"; exit 1; }
+    -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON >"$cov.configure.log" 2>&1 || { cat "$cov.configure.log"; exit 1; }
   objs=()
   for t in "${targets[@]}"; do
     nice -n 10 cmake --build "$cov" --target "${t}_replay" -j1 >"$cov/$t.build.log" 2>&1 || { tail -30 "$cov/$t.build.log"; exit 1; }

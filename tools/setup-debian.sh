@@ -7,7 +7,9 @@ packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   qemu-system-arm qemu-user g++-aarch64-linux-gnu
   # tools/footprint-report.sh: x86-64 instruction counts (callgrind)
-  valgrind)
+  valgrind
+  # the API reference: the docs target and the ctest docs_no_warnings (cmake/TalusDocs.cmake)
+  doxygen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,3 +10,4 @@
 #include <talus/solvers/kkt.hpp>
 #include <talus/solvers/forward_dynamics_constrained.hpp>
 #include <talus/solvers/impulses.hpp>
+#include <talus/solvers/inverse_dynamics_constrained.hpp>

@@ -2,10 +2,12 @@
 //
 // Host tool (not part of the firmware library): it may use exceptions, std::string, the heap.
 //
-//   talus_urdf_gen --urdf FILE --name NAME --out HEADER [--floating-base]
+//   talus_urdf_gen --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...
 //
 // Rules (see also the comment block written at the top of every generated header):
-// - Bodies in depth-first order from the root link, children in urdfdom's child_joints order.
+// - Bodies in depth-first (pre-)order from the root link, children in urdfdom's child_joints
+//   order, which is the order of the joint names (urdfdom keeps joints in a std::map: byte-wise
+//   strcmp order, "Z" before "a"), not the order of the URDF file.
 //   Every non-fixed joint creates a body whose frame is its child link's frame.
 // - Fixed joints are merged: the child link's inertia is added to the body that carries the
 //   parent link, and the child link becomes a frame on that body. Chains of fixed joints compose.
@@ -14,7 +16,13 @@
 // - --floating-base: the root link carries a JointFreeFlyer body ("root_joint", parent -1).
 //   Otherwise the root link is the world: links fixed to it become world frames (body -1) and
 //   their mass is dropped.
-// - Every URDF link becomes a frame, in DFS order.
+// - Every URDF link becomes a frame, in DFS order. With --frame (repeatable) only the listed
+//   links become frames, in the order listed; a name that is not a link of the URDF, or a
+//   name listed twice, is an error naming it.
+// - Names: frame::, body::, joint::, idx_q::, idx_v:: constants (sanitized identifiers) and
+//   constexpr frame_id / body_id / joint_id / joint_idx_q / joint_idx_v lookups. A lookup of a
+//   name that is not in the model returns -1 at run time; in a constant expression it is a
+//   compile error ("call to non-'constexpr' function ... frame_name_not_in_model").
 #include <urdf_model/model.h>
 #include <urdf_parser/urdf_parser.h>
 
@@ -238,6 +246,7 @@ struct Builder {
   std::vector<FrameOut> frames;
   std::vector<std::pair<std::string, double>> dropped;  // world-fixed link masses
   std::vector<std::string> mimics;
+  int all_links = 0;  // frames before --frame selection
   int fixed_merged = 0;
   int continuous_joints = 0;
   bool has_dynamics = false;
@@ -352,6 +361,7 @@ struct Builder {
       visit(*root, -1, Transform());
     }
     if (bodies.empty()) throw Error("the model has no moving joint (a talus::Tree needs at least one body); use --floating-base?");
+    all_links = static_cast<int>(frames.size());
     int q = 0, v = 0;
     for (auto& b : bodies) {
       b.idx_q = q;
@@ -359,6 +369,20 @@ struct Builder {
       q += b.nq;
       v += b.nv;
     }
+  }
+
+  /// Keeps only the frames named in `keep`, in that order (--frame); empty: all frames.
+  void select_frames(const std::vector<std::string>& keep) {
+    if (keep.empty()) return;
+    std::vector<FrameOut> out;
+    std::set<std::string> seen;
+    for (const auto& n : keep) {
+      if (!seen.insert(n).second) throw Error("frame '" + n + "' is listed twice (--frame / FRAMES)");
+      const auto it = std::find_if(frames.begin(), frames.end(), [&](const FrameOut& f) { return f.name == n; });
+      if (it == frames.end()) throw Error("frame '" + n + "' (--frame / FRAMES) is not a link of the URDF");
+      out.push_back(*it);
+    }
+    frames = std::move(out);
   }
 };
 
@@ -399,7 +423,18 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "// Joints: " << n_ff << " free flyer; revolute X/Y/Z/generic-axis " << n_axis[0][0] << "/" << n_axis[0][1] << "/"
     << n_axis[0][2] << "/" << n_axis[0][3] << "; prismatic X/Y/Z/generic-axis " << n_axis[1][0] << "/" << n_axis[1][1]
     << "/" << n_axis[1][2] << "/" << n_axis[1][3] << ".\n";
-  o << "// " << B.fixed_merged << " fixed joints merged: child link inertia added to the parent body, child link kept as a frame.\n";
+  o << "// Body order: depth-first (pre-order) from the root link, children in urdfdom's order, i.e. sorted by\n"
+    << "// joint name (byte-wise, \"Z\" before \"a\"), not in URDF file order. Body i carries joint i (joint_name[i]):\n"
+    << "// joint::X == body index, idx_q::X == Tree::idx_q[joint::X], idx_v::X == Tree::idx_v[joint::X].\n";
+  if (nf == B.all_links)
+    o << "// Frames: every URDF link, in the same depth-first order.\n";
+  else
+    o << "// Frames: " << nf << " of the " << B.all_links << " URDF links (--frame / FRAMES), in the order listed.\n";
+  o << "// Name lookups (frame_id, body_id, joint_id, joint_idx_q, joint_idx_v) return -1 for a name not in the\n"
+    << "// model at run time; in a constant expression such a name is a compile error (\"call to non-'constexpr'\n"
+    << "// function ... frame_name_not_in_model\", body_name_not_in_model, joint_name_not_in_model).\n";
+  o << "// " << B.fixed_merged << " fixed joints merged: child link inertia added to the parent body, child link kept as a frame"
+    << (nf == B.all_links ? "" : " if listed") << ".\n";
   o << "// Not represented:\n";
   o << "//  - <visual>, <collision>, <transmission>, <gazebo>, <sensor>, <calibration>, <safety_controller>: ignored.\n";
   o << "//  - <dynamics damping friction>: stored in m.damping / m.friction, not applied by any talus algorithm"
@@ -431,34 +466,70 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "template <class S = double>\nusing Model = talus::Model<S, Tree, num_frames>;\n\n";
 
   // names
-  std::vector<std::string> body_names, frame_names;
+  std::vector<std::string> body_names, joint_names, frame_names;
   for (const auto& b : bodies) body_names.push_back(b.link);
+  for (const auto& b : bodies) joint_names.push_back(b.joint);
   for (const auto& f : frames) frame_names.push_back(f.name);
   o << "inline constexpr const char* body_names[] = {\n";
   for (const auto& n : body_names) o << "    " << quoted(n) << ",\n";
   o << "};\n";
+  o << "inline constexpr const char* joint_names[] = {\n";
+  for (const auto& n : joint_names) o << "    " << quoted(n) << ",\n";
+  o << "};\n";
   o << "inline constexpr const char* frame_names[] = {\n";
   for (const auto& n : frame_names) o << "    " << quoted(n) << ",\n";
   o << "};\n\n";
-  const auto body_ids = identifiers(body_names), frame_ids = identifiers(frame_names);
+  const auto body_ids = identifiers(body_names), joint_ids = identifiers(joint_names), frame_ids = identifiers(frame_names);
   o << "namespace body {\n";
   for (int i = 0; i < nb; ++i) o << "inline constexpr int " << body_ids[i] << " = " << i << ";\n";
   o << "}  // namespace body\n";
+  o << "/// Joint index (= the index of the body it moves) by URDF joint name.\n";
+  o << "namespace joint {\n";
+  for (int i = 0; i < nb; ++i) o << "inline constexpr int " << joint_ids[i] << " = " << i << ";\n";
+  o << "}  // namespace joint\n";
+  o << "/// First q index of each joint (Tree::idx_q).\n";
+  o << "namespace idx_q {\n";
+  for (int i = 0; i < nb; ++i)
+    o << "inline constexpr int " << joint_ids[i] << " = " << bodies[i].idx_q << ";  // nq " << bodies[i].nq << "\n";
+  o << "}  // namespace idx_q\n";
+  o << "/// First v index of each joint (Tree::idx_v).\n";
+  o << "namespace idx_v {\n";
+  for (int i = 0; i < nb; ++i)
+    o << "inline constexpr int " << joint_ids[i] << " = " << bodies[i].idx_v << ";  // nv " << bodies[i].nv << "\n";
+  o << "}  // namespace idx_v\n";
   o << "namespace frame {\n";
   for (int i = 0; i < nf; ++i)
     o << "inline constexpr int " << frame_ids[i] << " = " << i << ";  // on body " << frames[i].body << "\n";
   o << "}  // namespace frame\n\n";
 
-  o << "/// Index of the frame called `name` (URDF link name), -1 if absent. Usable in constant expressions.\n";
+  o << "// Not constexpr on purpose: reached only for a name that is not in the model, so that such a name\n"
+    << "// in a constant expression is a compile error naming the problem. At run time: -1.\n";
+  o << "inline int frame_name_not_in_model(const char* /*name*/) { return -1; }\n";
+  o << "inline int body_name_not_in_model(const char* /*name*/) { return -1; }\n";
+  o << "inline int joint_name_not_in_model(const char* /*name*/) { return -1; }\n\n";
+  o << "/// Index of the frame called `name` (URDF link name), -1 if absent (a compile error in a constant expression).\n";
   o << "constexpr int frame_id(const char* name) {\n";
   o << "  for (int i = 0; i < num_frames; ++i)\n";
   o << "    if (talus::names_equal(frame_names[i], name)) return i;\n";
-  o << "  return -1;\n}\n";
-  o << "/// Index of the body whose link is called `name`, -1 if absent. Usable in constant expressions.\n";
+  o << "  return frame_name_not_in_model(name);\n}\n";
+  o << "/// Index of the body whose link is called `name`, -1 if absent (a compile error in a constant expression).\n";
   o << "constexpr int body_id(const char* name) {\n";
   o << "  for (int i = 0; i < Tree::nb; ++i)\n";
   o << "    if (talus::names_equal(body_names[i], name)) return i;\n";
-  o << "  return -1;\n}\n\n";
+  o << "  return body_name_not_in_model(name);\n}\n";
+  o << "/// Index of the joint called `name` (= its body's index), -1 if absent (a compile error in a constant expression).\n";
+  o << "constexpr int joint_id(const char* name) {\n";
+  o << "  for (int i = 0; i < Tree::nb; ++i)\n";
+  o << "    if (talus::names_equal(joint_names[i], name)) return i;\n";
+  o << "  return joint_name_not_in_model(name);\n}\n";
+  o << "/// First q index of the joint called `name` (Tree::idx_q), -1 if absent (a compile error in a constant expression).\n";
+  o << "constexpr int joint_idx_q(const char* name) {\n";
+  o << "  const int j = joint_id(name);\n";
+  o << "  return j < 0 ? -1 : Tree::idx_q[static_cast<std::size_t>(j)];\n}\n";
+  o << "/// First v index of the joint called `name` (Tree::idx_v), -1 if absent (a compile error in a constant expression).\n";
+  o << "constexpr int joint_idx_v(const char* name) {\n";
+  o << "  const int j = joint_id(name);\n";
+  o << "  return j < 0 ? -1 : Tree::idx_v[static_cast<std::size_t>(j)];\n}\n\n";
 
   // make_model
   o << "template <class S = double>\nModel<S> make_model() {\n  Model<S> m;\n";
@@ -508,7 +579,9 @@ void validate(const Builder& B) {
 }
 
 int usage(const char* argv0, int code) {
-  (code ? std::cerr : std::cout) << "usage: " << argv0 << " --urdf FILE --name NAME --out HEADER [--floating-base]\n";
+  (code ? std::cerr : std::cout) << "usage: " << argv0
+                                  << " --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...\n"
+                                  << "  --frame LINK  keep only the listed links as frames, in the order listed (repeatable)\n";
   return code;
 }
 
@@ -517,6 +590,7 @@ int usage(const char* argv0, int code) {
 int main(int argc, char** argv) {
   std::string urdf_path, name, out;
   bool floating = false;
+  std::vector<std::string> keep_frames;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](std::string& dst) {
@@ -530,6 +604,7 @@ int main(int argc, char** argv) {
     else if (a == "--name") value(name);
     else if (a == "--out") value(out);
     else if (a == "--floating-base") floating = true;
+    else if (a == "--frame") value(keep_frames.emplace_back());
     else if (a == "-h" || a == "--help") return usage(argv[0], 0);
     else {
       std::cerr << "talus_urdf_gen: unknown argument '" << a << "'\n";
@@ -547,6 +622,7 @@ int main(int argc, char** argv) {
     Builder B;
     B.floating_base = floating;
     B.build(*model);
+    B.select_frames(keep_frames);
     validate(B);  // the numbers check_model will accept, or an error naming the link
     if (floating && !(B.bodies[0].inertia.mass > 0.0))
       std::cerr << "talus_urdf_gen: warning: " << urdf_path << ": the floating base body '" << B.bodies[0].link

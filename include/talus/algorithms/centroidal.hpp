@@ -87,9 +87,9 @@ Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
 }
 
 /// Jacobian of the center of mass, world axes: ċ = Jc q̇. Also fills data.com, data.J.
-template <class ModelT, class Q>
-Status com_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
-                    typename ModelT::Jacobian3& Jc) {
+template <class ModelT, class Q, class Jac>
+Status com_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Jac& Jc) {
+  static_assert(detail::is_size<Jac, 3, ModelT::nv>(), "talus::com_jacobian: Jc must be 3 x nv (Model::Jacobian3)");
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   Jc.setZero();
@@ -105,9 +105,10 @@ Status com_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matrix
 }
 
 /// Centroidal momentum matrix A_G (6 x nv), h_G = A_G q̇. Also fills data.com, data.J.
-template <class ModelT, class Q>
-Status centroidal_momentum_matrix(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
-                                  typename ModelT::Jacobian6& Ag) {
+template <class ModelT, class Q, class Jac>
+Status centroidal_momentum_matrix(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Jac& Ag) {
+  static_assert(detail::is_size<Jac, 6, ModelT::nv>(),
+                "talus::centroidal_momentum_matrix: Ag must be 6 x nv (Model::Jacobian6)");
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   Ag.setZero();

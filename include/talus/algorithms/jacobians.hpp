@@ -67,9 +67,9 @@ void frame_jacobian_from_columns(const Data<ModelT>& data, int body, const Trans
 }  // namespace detail
 
 /// 6D Jacobian of frame `frame`, from data filled by compute_joint_jacobians.
-template <class ModelT>
-Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
-                      typename ModelT::Jacobian6& J) {
+template <class ModelT, class Jac>
+Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf, Jac& J) {
+  static_assert(detail::is_size<Jac, 6, ModelT::nv>(), "talus::frame_jacobian: J must be 6 x nv (Model::Jacobian6)");
   J.setZero();
   if (!detail::reference_frame_valid(rf)) return Status::invalid_input;
   Transform<typename ModelT::Scalar> oMf;
@@ -79,9 +79,10 @@ Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, 
 }
 
 /// 6D Jacobian of frame `frame` at configuration q (runs compute_joint_jacobians).
-template <class ModelT, class Q>
+template <class ModelT, class Q, class Jac>
 Status frame_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int frame,
-                      ReferenceFrame rf, typename ModelT::Jacobian6& J) {
+                      ReferenceFrame rf, Jac& J) {
+  static_assert(detail::is_size<Jac, 6, ModelT::nv>(), "talus::frame_jacobian: J must be 6 x nv (Model::Jacobian6)");
   J.setZero();
   if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
   if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
@@ -90,9 +91,10 @@ Status frame_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
 
 /// 3D Jacobian of the linear velocity of a point p_body (body frame) of body `body`,
 /// from data filled by compute_joint_jacobians. rf local: body axes; otherwise world axes.
-template <class ModelT>
+template <class ModelT, class Jac>
 Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
-                      ReferenceFrame rf, typename ModelT::Jacobian3& J) {
+                      ReferenceFrame rf, Jac& J) {
+  static_assert(detail::is_size<Jac, 3, ModelT::nv>(), "talus::point_jacobian: J must be 3 x nv (Model::Jacobian3)");
   using S = typename ModelT::Scalar;
   J.setZero();
   if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
@@ -109,9 +111,10 @@ Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const V
 }
 
 /// Same at configuration q (runs compute_joint_jacobians).
-template <class ModelT, class Q>
+template <class ModelT, class Q, class Jac>
 Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int body,
-                      const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf, typename ModelT::Jacobian3& J) {
+                      const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf, Jac& J) {
+  static_assert(detail::is_size<Jac, 3, ModelT::nv>(), "talus::point_jacobian: J must be 3 x nv (Model::Jacobian3)");
   J.setZero();
   if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
     return Status::invalid_input;
@@ -123,9 +126,10 @@ Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
 /// the local 6D Jacobian); local_world_aligned and world — world axes (rows 3..5 of the
 /// local_world_aligned 6D Jacobian; the world 6D Jacobian's linear rows are the velocity of
 /// the point at the world origin instead, so world is treated as local_world_aligned here).
-template <class ModelT>
-Status frame_linear_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf,
-                             typename ModelT::Jacobian3& J) {
+template <class ModelT, class Jac>
+Status frame_linear_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, ReferenceFrame rf, Jac& J) {
+  static_assert(detail::is_size<Jac, 3, ModelT::nv>(),
+                "talus::frame_linear_jacobian: J must be 3 x nv (Model::Jacobian3)");
   J.setZero();
   if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
   const auto& F = model.frames[frame];

@@ -72,6 +72,7 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, Out& tau) {
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::rnea: tau must have nv rows (Model::TangentVector)");
   const Status s = check_inputs(model, q, v, a);
   if (s == Status::ok) detail::rnea_pass<2, false>(model, data, q, v, a, nullptr);
   return output_or_zero(s, data.tau, tau);
@@ -81,6 +82,7 @@ Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, const ExternalForces<ModelT>& fext, Out& tau) {
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::rnea: tau must have nv rows (Model::TangentVector)");
   const Status s = check_inputs(model, q, v, a, fext);
   if (s == Status::ok) detail::rnea_pass<2, true>(model, data, q, v, a, &fext);
   return output_or_zero(s, data.tau, tau);
@@ -90,6 +92,8 @@ Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
 template <class ModelT, class Q, class V, class Out>
 Status nonlinear_effects(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                          const Eigen::MatrixBase<V>& v, Out& C) {
+  static_assert(detail::holds_size<Out, ModelT::nv>(),
+                "talus::nonlinear_effects: C must have nv rows (Model::TangentVector)");
   const Status s = check_inputs(model, q, v);
   if (s == Status::ok) detail::rnea_pass<1, false>(model, data, q, v, v, nullptr);
   return output_or_zero(s, data.tau, C);
@@ -98,6 +102,8 @@ Status nonlinear_effects(const ModelT& model, Data<ModelT>& data, const Eigen::M
 /// Generalized gravity g(q) = RNEA(q, 0, 0).
 template <class ModelT, class Q, class Out>
 Status generalized_gravity(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Out& g) {
+  static_assert(detail::holds_size<Out, ModelT::nv>(),
+                "talus::generalized_gravity: g must have nv rows (Model::TangentVector)");
   const Status s = check_inputs(model, q);
   if (s == Status::ok) detail::rnea_pass<0, false>(model, data, q, q, q, nullptr);
   return output_or_zero(s, data.tau, g);

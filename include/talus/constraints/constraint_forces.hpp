@@ -5,6 +5,8 @@
 /// involves, such that Σ (constraints, bodies) J_bodyᵀ f = Gᵀ λ.
 ///
 ///   contact: one body; the force Σ_k λ_k n_k (world axes) acting at the contact point.
+///   contact_6d: one body; the couple Σ_{k<3} λ_k d_k plus the force Σ_{k≥3} λ_k d_k at F's
+///            origin, d_k the row axes (world axes for local_world_aligned, F's for local).
 ///   loop:    the successor receives F = Σ_k λ_k [R a_k,ω + p_S × R a_k,v ; R a_k,v] (world
 ///            frame, about the world origin; R = predecessor frame rotation, p_S = successor
 ///            frame origin), i.e. the force R a_v through S's origin plus the couple R a_ω;
@@ -28,19 +30,20 @@ struct ConstraintWrench {
 };
 
 /// out[c] for every constraint index c (inactive constraints: count 0).
-template <class ModelT, int MR, int MC>
+template <class ModelT, int MR, int MC, class W, std::size_t N>
 Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const ConstraintSet<ModelT, MR, MC>& cs,
-                           ReferenceFrame rf,
-                           std::array<ConstraintWrench<typename ModelT::Scalar>, static_cast<std::size_t>(MC)>& out) {
+                           ReferenceFrame rf, std::array<W, N>& out) {
   using S = typename ModelT::Scalar;
+  static_assert(std::is_same_v<W, ConstraintWrench<S>> && N == static_cast<std::size_t>(MC),
+                "talus::constraint_wrenches: out must be std::array<ConstraintWrench<S>, MaxConstraints> (one per constraint)");
   auto fail = [&out](Status s) {
     for (auto& w : out) w = ConstraintWrench<S>{};
     return s;
   };
   (void)fail(Status::ok);  // start from empty wrenches
-  if (!cs.bound() || cs.lambda.size() != cs.active_rows() || !detail::reference_frame_valid(rf) ||
-      !all_finite(cs.lambda))
-    return Status::invalid_input;
+  if (!cs.bound()) return cs.record_failure(fail(Status::invalid_input), FailureReason::set_not_bound);
+  if (cs.lambda.size() != cs.active_rows() || !detail::reference_frame_valid(rf) || !all_finite(cs.lambda))
+    return cs.record_failure(fail(Status::invalid_input), FailureReason::input_invalid);
   for (int c = 0; c < cs.size(); ++c) {
     const int r = cs.row_offset(c);
     if (r < 0) continue;
@@ -54,6 +57,17 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
         w.count = 1;
         w.body[0] = e.body[0];
         w.force[0] << p.cross(f), f;
+        break;
+      }
+      case ConstraintKind::contact_6d: {
+        const Transform<S>& oMb = data.oMi[e.body[0]];
+        const Matrix3<S> R = e.rows6d == ContactFrame6D::local ? Matrix3<S>(oMb.R * e.frame[0].R) : Matrix3<S>::Identity();
+        const Vector3<S> n = R * Vector3<S>(cs.lambda.template segment<3>(r));
+        const Vector3<S> f = R * Vector3<S>(cs.lambda.template segment<3>(r + 3));
+        const Vector3<S> p = oMb.act_point(e.frame[0].p);
+        w.count = 1;
+        w.body[0] = e.body[0];
+        w.force[0] << n + p.cross(f), f;
         break;
       }
       case ConstraintKind::loop: {
@@ -79,9 +93,11 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
         int body[2] = {-1, -1};
         Force<S> force[2] = {Force<S>::Zero(), Force<S>::Zero()};
         const int n = e.custom->wrenches(model, data, l, body, force);
-        if (n < 0 || n > 2) return fail(Status::invalid_input);  // more than the two it may report
+        if (n < 0 || n > 2)  // more than the two it may report
+          return cs.record_failure(fail(Status::invalid_input), FailureReason::custom_wrench_invalid, c, e.kind);
         for (int k = 0; k < n; ++k) {
-          if (body[k] < -1 || body[k] >= ModelT::nb) return fail(Status::invalid_input);
+          if (body[k] < -1 || body[k] >= ModelT::nb)
+            return cs.record_failure(fail(Status::invalid_input), FailureReason::custom_wrench_invalid, c, e.kind);
           w.body[k] = body[k];
           w.force[k] = force[k];
         }
@@ -93,9 +109,9 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
       for (int k = 0; k < w.count; ++k)
         if (w.body[k] >= 0) w.force[k] = data.oMi[w.body[k]].inverse_act_force(w.force[k]);
     for (int k = 0; k < w.count; ++k)
-      if (!all_finite(w.force[k])) return fail(Status::overflow);
+      if (!all_finite(w.force[k])) return cs.record_failure(fail(Status::overflow), FailureReason::overflow, c, e.kind);
   }
-  return Status::ok;
+  return cs.succeed();
 }
 
 }  // namespace talus

@@ -163,6 +163,33 @@ bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
           if (e.position_level[j]) cs.position_error(r + j) = e.axis[j].dot(err);
         break;
       }
+      case ConstraintKind::contact_6d: {
+        const int b = e.body[0];
+        const FrameMotion<S> F = frame_motion(data, b, e.frame[0], need_motion);
+        const bool local = e.rows6d == ContactFrame6D::local;
+        const Matrix3<S> Ft = F.R.transpose();
+        for_each_supporting_dof<ModelT>(b, [&](int k) {
+          const Motion<S> col = data.J.col(k);
+          const Vector3<S> w = col.template head<3>();
+          const Vector3<S> lin = col.template tail<3>() + w.cross(F.p);  // velocity of F's origin
+          cs.G.template block<3, 1>(r, k) = local ? Vector3<S>(Ft * w) : w;
+          cs.G.template block<3, 1>(r + 3, k) = local ? Vector3<S>(Ft * lin) : lin;
+        });
+        if (need_motion) {
+          // −d/dt of the velocity rows at q̈ = 0 (F.dw, F.ddp: classical, with q̈ = 0).
+          const Vector3<S> dang = local ? Vector3<S>(Ft * F.dw) : F.dw;
+          const Vector3<S> dlin = local ? Vector3<S>(Ft * (F.ddp - F.w.cross(F.dp))) : F.ddp;
+          cs.gamma.template segment<3>(r) = -dang;
+          cs.gamma.template segment<3>(r + 3) = -dlin;
+          cs.velocity_error.template segment<3>(r) = local ? Vector3<S>(Ft * F.w) : F.w;
+          cs.velocity_error.template segment<3>(r + 3) = local ? Vector3<S>(Ft * F.dp) : F.dp;
+        }
+        const Transform<S>& ref = e.frame[1];
+        const Vector3<S> rot = rotation_log<S>(Matrix3<S>(ref.R.transpose() * F.R));
+        cs.position_error.template segment<3>(r) = local ? rot : Vector3<S>(ref.R * rot);
+        cs.position_error.template segment<3>(r + 3) = local ? Vector3<S>(Ft * (F.p - ref.p)) : Vector3<S>(F.p - ref.p);
+        break;
+      }
       case ConstraintKind::custom: {
         typename CustomConstraint<ModelT>::Rows Gc = CustomConstraint<ModelT>::Rows::Zero();
         typename CustomConstraint<ModelT>::RowValues x = CustomConstraint<ModelT>::RowValues::Zero();
@@ -191,15 +218,46 @@ bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
         cs.gamma(r + j) -= S(2) * a * cs.velocity_error(r + j) + a * a * cs.position_error(r + j);
     }
   }
-  return all_finite(cs.G) && all_finite(cs.gamma) && all_finite(cs.position_error) && all_finite(cs.velocity_error);
+  if (all_finite(cs.G) && all_finite(cs.gamma) && all_finite(cs.position_error) && all_finite(cs.velocity_error))
+    return true;
+  for (int c = 0; c < cs.size(); ++c) {  // which constraint (a custom one) gave the non-finite rows
+    const int r = cs.row_offset(c);
+    const int n = cs.constraint(c).rows;
+    if (r >= 0 && !(all_finite(cs.G.middleRows(r, n)) && all_finite(cs.gamma.segment(r, n)) &&
+                    all_finite(cs.position_error.segment(r, n)) && all_finite(cs.velocity_error.segment(r, n)))) {
+      (void)cs.record_failure(Status::invalid_input, FailureReason::custom_not_finite, c, cs.constraint(c).kind);
+      return false;
+    }
+  }
+  (void)cs.record_failure(Status::invalid_input, FailureReason::custom_not_finite);
+  return false;
 }
 
+/// The checks every constraint function and solver runs first; records why it refuses
+/// (cs.failure()), and clears the record when the inputs are fine.
 template <class ModelT, int MR, int MC, class Q, class... V>
 Status check_constraint_inputs(const ModelT& model, const ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V&... v) {
   using S = typename ModelT::Scalar;
-  if (!cs.bound()) return Status::invalid_input;
-  if (!(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1))) return Status::invalid_input;
-  return check_inputs(model, q, v...);
+  if (!cs.bound()) return cs.record_failure(Status::invalid_input, FailureReason::set_not_bound);
+  if (!(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1)))
+    return cs.record_failure(Status::invalid_input, FailureReason::pivot_tolerance_invalid);
+  if (check_configuration(model, q) != Status::ok) return cs.record_failure(Status::invalid_input, FailureReason::q_invalid);
+  if (check_inputs(model, q, v...) != Status::ok) return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+  return cs.succeed();
+}
+
+/// Records why a call that got past check_constraint_inputs failed, unless a more precise
+/// reason was recorded on the way (custom_not_finite); returns s.
+template <class ModelT, int MR, int MC>
+Status record_status(const ConstraintSet<ModelT, MR, MC>& cs, Status s) {
+  if (s == Status::ok) return cs.succeed();
+  if (cs.failure().status == s) return s;
+  FailureReason r = FailureReason::input_invalid;
+  if (s == Status::singular) r = FailureReason::singular;
+  if (s == Status::not_converged) r = FailureReason::not_converged;
+  if (s == Status::overflow) r = FailureReason::overflow;
+  if (s == Status::capacity_exceeded) r = FailureReason::too_many_rows;
+  return cs.record_failure(s, r);
 }
 
 template <class ModelT, int MR, int MC>
@@ -250,6 +308,8 @@ Status compute_constraint_gamma(const ModelT& model, Data<ModelT>& data, Constra
 template <class ModelT, int MR, int MC, class Q, class Out>
 Status compute_position_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, Out& err) {
+  static_assert(detail::holds_rows_up_to<Out, MR>(),
+                "talus::compute_position_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
   Status s = compute_constraint_jacobian(model, data, cs, q);
   err = cs.position_error;  // zero on failure
   return s;
@@ -260,6 +320,8 @@ Status compute_position_errors(const ModelT& model, Data<ModelT>& data, Constrai
 template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_velocity_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, Out& err) {
+  static_assert(detail::holds_rows_up_to<Out, MR>(),
+                "talus::compute_velocity_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
   Status s = compute_constraint_gamma(model, data, cs, q, v);
   err = cs.velocity_error;
   return s;
@@ -291,7 +353,38 @@ Status compute_constrained_system(const ModelT& model, Data<ModelT>& data, Const
     data.H.setZero();
     cs.C.setZero();
   }
-  return s;
+  return detail::record_status(cs, s);
+}
+
+/// Re-anchors contacts where they are at q (a foot lands somewhere new; call at touch-down,
+/// before the solve): a point contact's anchor p₀ becomes its point's world position, a 6D
+/// contact's reference placement its frame's world placement, so their position errors are
+/// zero at q. `index` −1 re-anchors every active contact (loops and custom constraints are
+/// left alone), otherwise the one contact `index` (active or not). Runs forward kinematics
+/// (data.oMi at q). invalid_input: q invalid, set not bound, or `index` not a contact (cs
+/// unchanged).
+template <class ModelT, int MR, int MC, class Q>
+Status anchor_contacts(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                       const Eigen::MatrixBase<Q>& q, int index = -1) {
+  using S = typename ModelT::Scalar;
+  if (Status s = detail::check_constraint_inputs(model, cs, q); s != Status::ok) return s;
+  const auto is_contact = [&](int c) {
+    const ConstraintKind k = cs.constraint(c).kind;
+    return k == ConstraintKind::contact || k == ConstraintKind::contact_6d;
+  };
+  if (index != -1 && !(cs.valid_index(index) && is_contact(index)))
+    return cs.record_failure(Status::invalid_input, FailureReason::index_out_of_range, index);
+  if (Status s = forward_kinematics(model, data, q); s != Status::ok) return detail::record_status(cs, s);
+  for (int c = 0; c < cs.size(); ++c) {
+    if (index != -1 ? c != index : !(cs.is_active(c) && is_contact(c))) continue;
+    const auto& e = cs.constraint(c);
+    const Transform<S>& oMb = data.oMi[e.body[0]];
+    const Status s = e.kind == ConstraintKind::contact
+                         ? cs.set_contact_anchor(c, oMb.act_point(e.point))
+                         : cs.set_contact_placement(c, Transform<S>(Matrix3<S>(oMb.R * e.frame[0].R), oMb.act_point(e.frame[0].p)));
+    if (s != Status::ok) return s;  // beyond input_limits::position (recorded)
+  }
+  return cs.succeed();
 }
 
 }  // namespace talus

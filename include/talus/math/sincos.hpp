@@ -2,7 +2,7 @@
 /// \file sincos.hpp
 /// sin and cos of one angle in one call, the same code on every target.
 ///
-/// Why not std::sin/std::cos: glibc's and newlib's differ by an ulp on a few percent of
+/// Why not `std::sin`/`std::cos`: glibc's and newlib's differ by an ulp on a few percent of
 /// inputs (so targets would not give the same bits), and the libm call costs about as much
 /// as a whole revolute joint in RNEA. This is fdlibm's method: Cody–Waite reduction by π/2
 /// with a three-part constant, then the fdlibm minimax kernels on [−π/4, π/4].
@@ -10,7 +10,7 @@
 /// (checked in tests/math_test.cpp against glibc). Domain: |x| ≤ sincos_max_angle ≈ 1.647e6
 /// rad, where the reduction is exact (k·π/2 with k < 2^20); beyond it, and for NaN/Inf,
 /// both results are NaN — never a wrong finite value (algorithms reject such angles first:
-/// input_limits::position = 1e6, model/check.hpp). float uses std::sin/std::cos for now.
+/// input_limits::position = 1e6, model/check.hpp). float uses `std::sin`/`std::cos` for now.
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -9,7 +9,11 @@
 /// |------------------------------------------------------------|----------------------------------|
 /// | q entries (m, rad), body points, contact anchors, frame and joint translations (m) | finite, \|x\| ≤ input_limits::position = 1e6 |
 /// | q̇, q̈, τ, external forces, target velocities, everything else | finite, \|x\| ≤ input_limits::magnitude = 1e9 |
-/// | quaternions in q                                           | \|‖quat‖ − 1\| ≤ quaternion_norm_tolerance (quaternion.hpp) |
+/// | quaternions in q                                           | \|‖quat‖ − 1\| ≤ quaternion_norm_tolerance<S>() = 1e3·ε: 2.2e-13 (double), 1.2e-4 (float) (quaternion.hpp) |
+///
+/// A sensor's quaternion (a float IMU's, off by ~1e-7 in a double q) is renormalised, within
+/// a stated bound, at the sensor boundary: renormalize_quaternions (configuration.hpp),
+/// renormalize_quaternion (quaternion.hpp). Algorithms never renormalise.
 ///
 /// Why these bounds: 1e6 rad is where talus::sincos stops reducing angles exactly (beyond it
 /// it returns NaN rather than a wrong value), and 1e6 m is far beyond any robot; within the
@@ -76,6 +80,38 @@ inline Status check_finite(const Eigen::MatrixBase<Derived>& x) {
 }
 
 namespace detail {
+/// True when the Eigen type T is Rows × Cols at compile time.
+template <class T, int Rows, int Cols = 1>
+constexpr bool is_size() {
+  using D = std::decay_t<T>;
+  return int(D::RowsAtCompileTime) == Rows && int(D::ColsAtCompileTime) == Cols;
+}
+/// True when an output of type T can take a Rows × Cols result by assignment: T is that
+/// size at compile time, or a resizable matrix (Eigen::Matrix with dynamic sizes; it is
+/// resized, which allocates: firmware uses the fixed types). A Ref, Map or block of dynamic
+/// size is refused: its size could only be checked at run time. Used by every public
+/// function's static_assert on its outputs, so a wrong size is one line naming the
+/// argument, not pages of template errors.
+template <class T, int Rows, int Cols = 1>
+constexpr bool holds_size() {
+  using D = std::decay_t<T>;
+  constexpr bool resizable = std::is_base_of_v<Eigen::PlainObjectBase<D>, D> &&
+                             (int(D::RowsAtCompileTime) == Eigen::Dynamic || int(D::RowsAtCompileTime) == Rows) &&
+                             (int(D::ColsAtCompileTime) == Eigen::Dynamic || int(D::ColsAtCompileTime) == Cols) &&
+                             (int(D::MaxRowsAtCompileTime) == Eigen::Dynamic || int(D::MaxRowsAtCompileTime) >= Rows) &&
+                             (int(D::MaxColsAtCompileTime) == Eigen::Dynamic || int(D::MaxColsAtCompileTime) >= Cols);
+  return is_size<T, Rows, Cols>() || resizable;
+}
+/// True when T is a resizable column vector that can take up to MaxRows rows (the active
+/// rows of a ConstraintSet, known only at run time): Eigen::VectorXd, or the set's RowVector.
+template <class T, int MaxRows>
+constexpr bool holds_rows_up_to() {
+  using D = std::decay_t<T>;
+  return std::is_base_of_v<Eigen::PlainObjectBase<D>, D> && int(D::RowsAtCompileTime) == Eigen::Dynamic &&
+         int(D::ColsAtCompileTime) == 1 &&
+         (int(D::MaxRowsAtCompileTime) == Eigen::Dynamic || int(D::MaxRowsAtCompileTime) >= MaxRows);
+}
+
 template <class Derived>
 inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_within(x, input_limits::magnitude); }
 template <class T, std::size_t N>

@@ -10,7 +10,7 @@
 /// - world: the inertial frame; gravity is expressed in it (default (0, 0, -9.81) m/s²).
 /// - body i: the frame of the URDF link that carries body i (its joint's child frame).
 /// - joint_placement[i]: joint frame of body i in its parent body frame (or in world for
-///   a root body), i.e. URDF <joint><origin>.
+///   a root body), i.e. URDF `<joint><origin>`.
 /// - Frame (named operational frame): a frame rigidly attached to a body (or to the world,
 ///   body == -1): a URDF link merged by a fixed joint (a foot, a tool flange), or a body's
 ///   own link frame.
@@ -56,8 +56,8 @@ struct Model {
   ConfigVector upper_position_limit = ConfigVector::Constant(S(1e10));
   TangentVector velocity_limit = TangentVector::Constant(S(1e10));  ///< rad/s or m/s
   TangentVector effort_limit = TangentVector::Constant(S(1e10));    ///< N·m or N
-  TangentVector damping = TangentVector::Zero();   ///< URDF <dynamics damping>; not applied by any algorithm
-  TangentVector friction = TangentVector::Zero();  ///< URDF <dynamics friction>; not applied by any algorithm
+  TangentVector damping = TangentVector::Zero();   ///< URDF `<dynamics damping>`; not applied by any algorithm
+  TangentVector friction = TangentVector::Zero();  ///< URDF `<dynamics friction>`; not applied by any algorithm
 
   Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));  ///< world frame, m/s²
 

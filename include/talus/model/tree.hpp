@@ -39,12 +39,12 @@ constexpr void static_for_reverse_impl(F& f, std::integer_sequence<int, I...>) {
 }
 }  // namespace detail
 
-/// Calls f(Index<I>{}) for I = 0 .. N-1 (forward pass), unrolled at compile time.
+/// Calls `f(Index<I>{})` for I = 0 .. N-1 (forward pass), unrolled at compile time.
 template <int N, class F>
 constexpr void static_for(F&& f) {
   detail::static_for_impl(f, std::make_integer_sequence<int, N>{});
 }
-/// Calls f(Index<I>{}) for I = N-1 .. 0 (backward pass), unrolled at compile time.
+/// Calls `f(Index<I>{})` for I = N-1 .. 0 (backward pass), unrolled at compile time.
 template <int N, class F>
 constexpr void static_for_reverse(F&& f) {
   detail::static_for_reverse_impl<F, N>(f, std::make_integer_sequence<int, N>{});

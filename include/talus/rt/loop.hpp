@@ -9,7 +9,25 @@
 ///   cfg.overrun = talus::rt::Overrun::skip;
 ///   static talus::rt::Loop<> loop(cfg);              // statistics live in the object
 ///   (void)loop.run(1000, [&](const talus::rt::Tick& t) { control_step(t); return true; });
-///   loop.stats().misses, loop.stats().exec.median_ns(), ...
+///   loop.stats().misses, loop.stats().exec.median(), ...
+///
+/// Quantiles are honest: TimeStats::quantile / median / p99 return a Quantile {ns,
+/// lower_bound}. When the quantile falls in the histogram's overflow bin its value is not
+/// known, only that it lies in [ns, max_ns]: lower_bound is true and it must be printed as
+/// ">= ns" (Quantile::prefix()), never as a value.
+///
+/// Histogram defaults (LoopConfig::exec_bin_ns / latency_bin_ns = 0: automatic), with the
+/// default 64 bins (2 × 256 bytes of counters):
+///   - exec: period / 63 on every target (16 µs at 1 kHz): the regular bins cover one whole
+///     period, so only an execution longer than the period (an overrun, counted anyway)
+///     lands in the overflow bin.
+///   - latency, Linux (__linux__): period / 63 as well. clock_nanosleep wakes tens of µs
+///     late on a stock kernel, hundreds in the tail: the former 1 µs default overflowed on
+///     such machines, and the median then printed as the maximum.
+///   - latency, bare metal: 1 µs bins (63 µs range). A busy-wait wakes within a few
+///     instructions; anything later is an interrupt and worth resolving finely.
+/// Set the widths explicitly for a finer resolution (e.g. targets/target_test.cpp: period /
+/// 128), or use more bins (Loop<256>).
 ///
 /// Timing model. Releases are absolute: release(n) = t0 + n · period, t0 = now + period
 /// at the call of run() (or the `start_ns` given), so the loop never drifts. Each iteration
@@ -42,11 +60,21 @@ enum class Overrun : unsigned char {
   catch_up,  ///< run the missed releases back to back (at most max_catch_up), then skip
 };
 
+/// A quantile from the histogram. lower_bound false: ns is within bin_ns / 2 of the exact
+/// value (exactly max_ns for the largest sample, the 1000 ‰ quantile). lower_bound true: the
+/// quantile lies in the overflow bin; all that is known is ns ≤ value ≤ max_ns.
+struct Quantile {
+  std::uint64_t ns = 0;
+  bool lower_bound = false;
+  /// "" or ">= ": print prefix() then ns.
+  const char* prefix() const { return lower_bound ? ">= " : ""; }
+};
+
 /// Min, max, mean and a fixed-bin histogram of durations in ns. Fixed size, no heap.
 /// Bin k (0 ≤ k < Bins − 1) counts [k · bin_ns, (k + 1) · bin_ns); the last bin counts
-/// everything ≥ (Bins − 1) · bin_ns (overflow). Medians and percentiles come from the
-/// histogram: exact to within one bin width, clamped to [min, max]; a quantile that falls
-/// in the overflow bin is reported as max.
+/// everything ≥ (Bins − 1) · bin_ns (overflow; overflow_count()). Medians and percentiles
+/// come from the histogram (quantile(): within bin_ns / 2, clamped to [min, max]), flagged
+/// as lower bounds when they fall in the overflow bin.
 template <int Bins = 64>
 struct TimeStats {
   static_assert(Bins >= 2, "need at least one regular bin and the overflow bin");
@@ -80,29 +108,48 @@ struct TimeStats {
 
   std::uint64_t mean_ns() const { return count ? sum_ns / count : 0; }
 
-  /// Duration below which `per_mille`/1000 of the samples fall (500: median, 990: p99).
-  /// Bin midpoint, within bin_ns / 2 of the exact value, clamped to [min_ns, max_ns].
-  std::uint64_t quantile_ns(unsigned per_mille) const {
-    if (count == 0) return 0;
+  /// Samples in the overflow bin (≥ (Bins − 1) · bin_ns).
+  std::uint64_t overflow_count() const { return histogram[Bins - 1]; }
+
+  /// The duration of the sample of rank ⌈count · per_mille / 1000⌉ (500: median, 990: p99),
+  /// from the histogram: the midpoint of its bin clamped to [min_ns, max_ns], or, in the
+  /// overflow bin, the lower bound max((Bins − 1) · bin_ns, min_ns) with lower_bound set.
+  /// The last sample (rank = count) is max_ns, exact. {0, false} without samples.
+  Quantile quantile(unsigned per_mille) const {
+    Quantile r;
+    if (count == 0) return r;
     if (per_mille > 1000) per_mille = 1000;
-    // rank of the sample (1-based) that the quantile names
-    std::uint64_t rank = (count * per_mille + 999) / 1000;
+    std::uint64_t rank = (count * per_mille + 999) / 1000;  // 1-based
     if (rank == 0) rank = 1;
+    if (rank >= count) {
+      r.ns = max_ns;
+      return r;
+    }
     std::uint64_t seen = 0;
-    for (int k = 0; k < Bins; ++k) {
+    for (int k = 0; k < Bins - 1; ++k) {
       seen += histogram[k];
       if (seen >= rank) {
-        if (k == Bins - 1) return max_ns;
         std::uint64_t mid = std::uint64_t(k) * bin_ns + bin_ns / 2;
         if (mid < min_ns) mid = min_ns;
         if (mid > max_ns) mid = max_ns;
-        return mid;
+        r.ns = mid;
+        return r;
       }
     }
-    return max_ns;
+    // overflow bin (or saturated counters): only a lower bound is known
+    const std::uint64_t edge = std::uint64_t(Bins - 1) * bin_ns;
+    r.ns = edge > min_ns ? edge : min_ns;
+    if (r.ns > max_ns) r.ns = max_ns;
+    r.lower_bound = true;
+    return r;
   }
+  Quantile median() const { return quantile(500); }
+  Quantile p99() const { return quantile(990); }
 
-  std::uint64_t median_ns() const { return quantile_ns(500); }
+  /// quantile(per_mille).ns alone: a lower bound, not a value, when the quantile is in the
+  /// overflow bin. Prefer quantile(), which says so.
+  std::uint64_t quantile_ns(unsigned per_mille) const { return quantile(per_mille).ns; }
+  std::uint64_t median_ns() const { return quantile(500).ns; }
 };
 
 struct LoopConfig {
@@ -110,9 +157,31 @@ struct LoopConfig {
   std::uint64_t deadline_ns = 0;       ///< relative deadline (ns); 0: the period
   Overrun overrun = Overrun::skip;     ///< see the file comment
   std::uint32_t max_catch_up = 4;      ///< Overrun::catch_up: late iterations in a row before skipping
-  std::uint64_t exec_bin_ns = 1000;    ///< histogram bin width of execution times
-  std::uint64_t latency_bin_ns = 1000; ///< histogram bin width of wake-up latencies
+  std::uint64_t exec_bin_ns = 0;       ///< histogram bin width of execution times; 0: period / (Bins − 1)
+  std::uint64_t latency_bin_ns = 0;    ///< histogram bin width of wake-up latencies; 0: the target's
+                                       ///< default (Linux: period / (Bins − 1), bare metal: 1 µs)
 };
+
+/// The bin widths a Loop<Bins> uses for `config` (the file comment says why): the width
+/// given, or for 0 the default: ⌈period / (Bins − 1)⌉ (the regular bins cover one period),
+/// or 1 µs for the latency on bare metal.
+template <int Bins>
+constexpr std::uint64_t exec_bin_width(const LoopConfig& config) {
+  static_assert(Bins >= 2, "need at least one regular bin and the overflow bin");
+  if (config.exec_bin_ns) return config.exec_bin_ns;
+  return config.period_ns ? (config.period_ns + std::uint64_t(Bins - 2)) / std::uint64_t(Bins - 1) : 1;
+}
+template <int Bins>
+constexpr std::uint64_t latency_bin_width(const LoopConfig& config) {
+  if (config.latency_bin_ns) return config.latency_bin_ns;
+#if defined(__linux__)
+  LoopConfig c;
+  c.period_ns = config.period_ns;
+  return exec_bin_width<Bins>(c);
+#else
+  return 1000;
+#endif
+}
 
 template <int Bins = 64>
 struct LoopStats {
@@ -144,8 +213,8 @@ class Loop {
 
   void reset_stats() {
     stats_ = LoopStats<Bins>{};
-    stats_.exec.reset(config_.exec_bin_ns);
-    stats_.latency.reset(config_.latency_bin_ns);
+    stats_.exec.reset(exec_bin_width<Bins>(config_));
+    stats_.latency.reset(latency_bin_width<Bins>(config_));
   }
 
   /// Run `body` for `iterations` iterations (or until it returns false, if it returns bool),

@@ -1,7 +1,7 @@
 #pragma once
 /// \file rt/port.hpp
 /// The porting interface (declared here, with the rt layer that uses it; implemented in
-/// port/<family>/): the only functions through which talus (the rt layer and the
+/// `port/<family>/`): the only functions through which talus (the rt layer and the
 /// programs built on it) touches hardware or an operating system. One implementation per
 /// target family is linked into the executable:
 ///   port/posix      Linux (x86-64, aarch64), PREEMPT_RT friendly

@@ -24,10 +24,20 @@
 namespace talus {
 
 namespace detail {
+/// τ finite and within limits, else invalid_input recorded as input_invalid.
+template <class ModelT, int MR, int MC, class T>
+Status check_tau(const ConstraintSet<ModelT, MR, MC>& cs, const T& tau) {
+  if (tangent_input_valid<ModelT>(tau)) return Status::ok;
+  return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+}
+
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
                           Out& ddq) {
+  static_assert(holds_size<Out, ModelT::nv>(),
+                "talus: the output of a constrained solve (q̈, or q̇⁺ of an impulse) must have nv rows (Model::TangentVector)");
   if (s == Status::ok && !(all_finite(x) && all_finite(cs.lambda))) s = Status::overflow;
+  (void)record_status(cs, s);
   if (s != Status::ok) {
     ddq.setZero();
     cs.lambda.setZero(cs.active_rows());
@@ -46,7 +56,7 @@ Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, Constrai
                                KKTMethod method = KKTMethod::partial_piv_lu,
                                const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
+  Status s = detail::check_tau(cs, tau);
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
   return detail::finish_constrained(s, cs, x, ddq);
@@ -59,7 +69,7 @@ Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, Con
                                     const Eigen::MatrixBase<T>& tau, Out& ddq,
                                     const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
+  Status s = detail::check_tau(cs, tau);
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = factorize_ltl(model, data);
   if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
@@ -73,7 +83,7 @@ Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, Cons
                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
                                    const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::tangent_input_valid<ModelT>(tau) ? Status::ok : Status::invalid_input;
+  Status s = detail::check_tau(cs, tau);
   if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
   if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
   return detail::finish_constrained(s, cs, x, ddq);
@@ -126,7 +136,7 @@ void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const For
 }
 }  // namespace detail
 
-/// Kokkevis method (contacts only): q̈₀ from ABA; for each contact row k, H⁻¹ Gᵀ e_k from the
+/// Kokkevis method (point and 6D contacts only; another kind: invalid_input, kind_not_supported): q̈₀ from ABA; for each contact row k, H⁻¹ Gᵀ e_k from the
 /// ABA response to a unit force along n_k at the contact point; K = G H⁻¹ Gᵀ;
 /// K λ = γ − G q̈₀; q̈ = q̈₀ + H⁻¹ Gᵀ λ. No H, no O(nv³) step.
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
@@ -138,8 +148,11 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
   Status s = detail::check_constraint_inputs(model, cs, q, v, tau);
   if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext)) s = Status::invalid_input;
-  for (int c = 0; s == Status::ok && c < cs.size(); ++c)
-    if (cs.is_active(c) && cs.constraint(c).kind != ConstraintKind::contact) s = Status::invalid_input;
+  for (int c = 0; s == Status::ok && c < cs.size(); ++c) {
+    const ConstraintKind k = cs.constraint(c).kind;
+    if (cs.is_active(c) && k != ConstraintKind::contact && k != ConstraintKind::contact_6d)
+      s = cs.record_failure(Status::invalid_input, FailureReason::kind_not_supported, c, k);
+  }
   if (s != Status::ok) {
     detail::zero_constraint_results(cs);
     return detail::finish_constrained(s, cs, x, ddq);
@@ -162,10 +175,20 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
     const auto& e = cs.constraint(c);
     const Matrix3<S> Rt = data.oMi[e.body[0]].R.transpose();
     for (int j = 0; j < e.rows; ++j) {
-      const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
-      Force<S> f;
-      f.template head<3>() = e.point.cross(n);
-      f.template tail<3>() = n;
+      // Row j's generalised force Gᵀ e_j as a spatial force on the body (body frame): a
+      // point contact's row is a unit force along n_j at the point; a 6D contact's angular
+      // rows a unit couple, its linear rows a unit force at F's origin, along the row's axis.
+      Force<S> f = Force<S>::Zero();
+      if (e.kind == ConstraintKind::contact) {
+        const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
+        f << e.point.cross(n), n;
+      } else {
+        const int k = j % 3;
+        const Vector3<S> n = e.rows6d == ContactFrame6D::local ? Vector3<S>(e.frame[0].R.col(k))
+                                                                : Vector3<S>(Rt.col(k));  // body axes
+        if (j < 3) f.template head<3>() = n;
+        else f << e.frame[0].p.cross(n), n;
+      }
       detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
     }
   }

@@ -1,0 +1,19 @@
+// A dynamic-size Ref as an output (its size unknown until run time) must not compile.
+#include <talus/constraints.hpp>
+
+#include "support/hand_models.hpp"
+
+using M = talus_test::Chain<double>;  // nq = 15, nv = 13
+
+talus::Status call(const M& model, talus::Data<M>& data, talus::ConstraintSet<M, 6>& cs, const M::ConfigVector& q,
+                   const M::TangentVector& v) {
+  (void)model, (void)data, (void)cs, (void)q, (void)v;
+#ifdef TALUS_COMPILE_FAIL_CONTROL
+  Eigen::VectorXd ddq;
+  return talus::aba(model, data, q, v, v, ddq);
+#else
+  Eigen::VectorXd buffer(20);
+  Eigen::Ref<Eigen::VectorXd> ddq(buffer);
+  return talus::aba(model, data, q, v, v, ddq);
+#endif
+}
