@@ -33,6 +33,11 @@ double norm_inf(const M& A) {
   return A.rows() == 0 ? 0.0 : static_cast<double>(A.cwiseAbs().rowwise().sum().maxCoeff());
 }
 
+// Inverse dynamics scratch (24 KB for solo12): a namespace-scope static, initialised at
+// start-up; a function-local static would need a guard (__cxa_guard_acquire), which the
+// no-heap image check refuses.
+talus::InverseDynamicsWorkspace<S, SoloModel::nv, 12> g_id_workspace;
+
 }  // namespace
 
 int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFeet& cs, const CV& q, const TV& v,
@@ -85,7 +90,7 @@ int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFe
   // fed back to forward dynamics, give that q̈. Double only: its rank decisions use the pivot
   // tolerance, which is too tight for solo12 in float (as for the rank-revealing KKT methods).
   if (!is_float) {
-    static talus::InverseDynamicsWorkspace<S, SoloModel::nv, 12> idws;  // static: 24 KB
+    auto& idws = g_id_workspace;
     const auto act = talus::Actuation<SoloModel>::except_floating_base();
     TV tau_id, ddq_id;
     st = worst(s0, talus::inverse_dynamics_constrained(model, data, cs, q, v, ddq0, act, tau_id, ddq_id, idws));
