@@ -17,7 +17,7 @@ what=${1:-all}
 secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
-all=(fuzz_dynamics fuzz_constraints fuzz_kkt)
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp)
 if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
 
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \

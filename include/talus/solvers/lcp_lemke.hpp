@@ -1,0 +1,480 @@
+#pragma once
+/// \file lcp_lemke.hpp
+/// Lemke's complementary pivoting algorithm for the linear complementarity problem, with a
+/// lexicographic ratio test (it cannot cycle), fixed-capacity storage and a checked answer.
+///
+/// **Problem.** LCP(M, q), M n × n, q n, n ≤ MaxN: find z with
+///
+///     z ≥ 0,   w = M z + q ≥ 0,   zᵀ w = 0   (componentwise: zᵢ = 0 or wᵢ = 0).
+///
+/// **Algorithm** (Lemke 1965; Cottle, Pang and Stone, *The Linear Complementarity Problem*,
+/// 1992, ch. 4; Murty, *Linear Complementarity, Linear and Nonlinear Programming*, 1988, ch. 2).
+/// If q ≥ 0, z = 0 is the answer (no pivot). Otherwise an artificial variable z₀ and a
+/// covering vector d > 0 (default all ones) augment the system to
+///
+///     I w − M z − d z₀ = q,
+///
+/// whose basis starts as B = I (w basic, w = q). The first pivot brings z₀ in at the value
+/// that makes every w ≥ 0 (the row of the most negative qᵢ/dᵢ leaves). From then on the
+/// entering variable is always the complement of the one that just left (wᵢ ↔ zᵢ), and the
+/// leaving one is chosen by the minimum-ratio test that keeps every basic variable ≥ 0. The
+/// basis stays almost complementary (at most one pair zᵢ, wᵢ both non-basic); when z₀ leaves,
+/// the basis is complementary and z₀ = 0: a solution. If the entering column has no positive
+/// entry the path ends in a *secondary ray*: no solution was found.
+///
+/// The solver keeps B⁻¹ (n × n) and the basic values x = B⁻¹ q, updated by one Gauss–Jordan
+/// step per pivot. The entering column is B⁻¹ A_e (A_e = eᵢ for wᵢ, −M·eᵢ for zᵢ, −d for
+/// z₀). Cost per pivot: one column (n² multiply-adds), its row-wise error bound (n²) and the
+/// update of B⁻¹ and x (n² + n): about 3n² flops. At the end two steps of iterative
+/// refinement (x += B⁻¹ (q − B x), 2n² each) polish x before the check.
+///
+/// **Lexicographic ratio test.** A degenerate problem (a basic variable at zero, e.g. equal
+/// qᵢ) makes the plain minimum ratio xᵢ/aᵢ tie. Breaking ties by the first index, as Drake's
+/// MobyLCPSolver does, can revisit a basis and cycle for ever (Kostreva's 1979 example,
+/// M = [1 2 0; 0 1 2; 2 0 1], q = −(1, 1, 1): tests/lcp_test.cpp shows a first-index variant
+/// cycling on it). Here the leaving row is the lexicographic minimum of the rows
+/// (xᵢ, B⁻¹ᵢ,:)/aᵢ over aᵢ > 0: the ratio first, then row i of B⁻¹ column by column. This is
+/// the ratio test of the perturbed problem q + (ε, ε², …, εⁿ) for an infinitesimal ε > 0,
+/// which is non-degenerate: rows of B⁻¹ are linearly independent, so the minimum is unique,
+/// every basis is visited at most once and the algorithm terminates (Cottle–Pang–Stone
+/// ch. 4; Eaves 1971). When z₀'s row ties for the minimum ratio it leaves at once (the
+/// solution is reached one pivot earlier; no cycling is possible on a final pivot).
+///
+/// **Guarantees** (exact arithmetic). Lemke's algorithm terminates in a finite number of
+/// pivots. It ends with a solution when M is a P-matrix (every principal minor > 0: SPD and
+/// positive definite non-symmetric matrices, strictly diagonally dominant matrices with a
+/// positive diagonal; the solution is then unique), and when M is copositive-plus (e.g. PSD)
+/// and the LCP is feasible; for copositive-plus M a secondary ray proves that the LCP has no
+/// solution. For other matrices a ray says only that this path found none. The worst case
+/// is exponential (Murty 1978 gives P-matrix problems needing exponentially many pivots),
+/// so a hard cap (LcpOptions::max_pivots) bounds the loop. The default 10 n + 50 is about
+/// ten times what the random SPD and P-matrix problems of tests/lcp_test.cpp take (at most
+/// n + 1 pivots, n ≤ 12) and bounds one attempt by about 4 n² (10 n + 50) flops (a pivot's
+/// lexicographic comparisons add at most n² to its 3 n²).
+///
+/// **Tolerances** (ε = machine epsilon of S, n the problem size, τ_p = pivot_tolerance,
+/// τ_c = check_tolerance):
+/// - a column entry aᵢ is a pivot candidate only if aᵢ > n τ_p Σⱼ |B⁻¹ᵢⱼ| |A_e,j| (its own
+///   rounding-error bound: a scale-free test); a basic value xᵢ ≤ n τ_p Σⱼ |B⁻¹ᵢⱼ| |qⱼ| counts as
+///   zero in the ratio, and two ratios within the sum of those bounds divided by aᵢ tie
+///   (the lexicographic comparison then decides). Default τ_p = 1e3 ε (2.2e-13 double,
+///   1.2e-4 float).
+/// - the answer is accepted (checked against the original M and q, after refinement) if,
+///   with s_z = max |zⱼ| and s_w = max |qᵢ| + n max |Mᵢⱼ| s_z (the size of the terms of w),
+///   zᵢ ≥ −τ_c s_z, wᵢ ≥ −τ_c s_w and |zᵢ wᵢ| ≤ τ_c s_z s_w for every i. Default
+///   τ_c = 1e4 ε (2.2e-12 double, 1.2e-3 float). z is then clamped to ≥ 0 and w = M z + q is
+///   evaluated at the returned z (so wᵢ ≥ −τ_c s_w, not exactly ≥ 0). LcpReport::residual is
+///   the largest of the three violations divided by its bound's scale (≤ τ_c when ok).
+///
+/// **Regularization** (LcpOptions::regularize, after Drake's SolveLcpLemkeRegularized). For
+/// a PSD or nearly singular M whose plain solve fails numerically, the solver retries with
+/// M + ρ I for ρ = ρ_k · n ε max(1, max |Mᵢⱼ|), ρ_k ∈ {1e2, 1e4, 1e6} (in this order). Every
+/// regularized answer is re-checked against the ORIGINAL M and q with the rule above, and
+/// also must satisfy ρ s_z ≤ τ_c max |qᵢ|: it solves (M, q − ρ z) exactly, so this bounds the
+/// change of q it stands for (without it, an infeasible PSD problem such as
+/// M = [1 −1; −1 1], q = −e would be "solved" by z ≈ e/ρ, whose residual hides in n max|M| s_z).
+/// Only an answer that passes is ok. At most 4 attempts, so at most 4 max_pivots pivots in all.
+///
+/// **Status** (z and w zero unless ok; nothing allocates, nothing throws):
+/// - ok: z, w satisfy the check above; LcpReport::exit says trivial (q ≥ 0) or solved.
+/// - invalid_input: M not n × n with n = q.size(), n > MaxN (n = 0 is ok, empty z and w), NaN/Inf or |entry| > input_limits::magnitude in M, q or the covering
+///   vector, a covering entry ≤ 0 or a covering vector of the wrong size, a tolerance outside
+///   [0, 1] (or NaN), max_pivots < 0, a regularize value outside the enumerators.
+///   n > MaxN gives invalid_input (not capacity_exceeded), and z, w then have zero rows.
+/// - singular: the path ended without a solution. Either a secondary ray (LcpExit::ray: the
+///   LCP may have no solution, and has none if M is copositive-plus) or an answer that
+///   failed the check (LcpExit::check_failed: a numerically singular basis). Status has no
+///   `no_solution` enumerator yet; `singular` stands for it.
+/// - not_converged: the pivot cap was reached (LcpExit::pivot_cap).
+/// - overflow: inputs were valid but a value became non-finite (LcpExit::non_finite).
+/// With regularization, when every attempt fails, the status and exit are those of the first
+/// attempt (the plain one, or the smallest ρ if regularize is `always`).
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+
+#include <Eigen/Core>
+
+#include <talus/model/check.hpp>
+#include <talus/status.hpp>
+
+namespace talus {
+
+/// When the solver retries with M + ρ I (see the file comment).
+enum class LcpRegularization : unsigned char {
+  none,        ///< plain Lemke only (default)
+  on_failure,  ///< plain Lemke, then M + ρ I for each ρ in turn while the answer is not ok
+  always,      ///< only the regularized attempts (each re-checked against the original M)
+};
+
+/// How a solve ended (LcpReport::exit).
+enum class LcpExit : unsigned char {
+  none,          ///< not run
+  trivial,       ///< q ≥ 0: z = 0, no pivot
+  solved,        ///< z₀ left the basis and the answer passed the check
+  ray,           ///< secondary ray: no positive entry in the entering column (Status::singular)
+  pivot_cap,     ///< max_pivots reached (Status::not_converged)
+  check_failed,  ///< the answer failed the complementarity check (Status::singular)
+  invalid_input, ///< Status::invalid_input
+  non_finite,    ///< a value became Inf/NaN (Status::overflow)
+};
+
+constexpr const char* to_string(LcpExit e) {
+  switch (e) {
+    case LcpExit::none: return "none";
+    case LcpExit::trivial: return "trivial";
+    case LcpExit::solved: return "solved";
+    case LcpExit::ray: return "ray";
+    case LcpExit::pivot_cap: return "pivot_cap";
+    case LcpExit::check_failed: return "check_failed";
+    case LcpExit::invalid_input: return "invalid_input";
+    case LcpExit::non_finite: return "non_finite";
+  }
+  return "unknown";
+}
+
+/// Options of solve_lcp_lemke (defaults in the file comment).
+template <class S, int MaxN>
+struct LcpOptions {
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxN, 1>;
+  /// Relative pivot / zero tolerance τ_p (≥ 0); the tests scale it by n and by each row's
+  /// rounding-error bound.
+  S pivot_tolerance = S(1e3) * Eigen::NumTraits<S>::epsilon();
+  /// Relative tolerance τ_c (≥ 0) of the final complementarity check.
+  S check_tolerance = S(1e4) * Eigen::NumTraits<S>::epsilon();
+  /// Hard cap on pivots per attempt (≥ 0); 0 selects the default 10 n + 50.
+  int max_pivots = 0;
+  /// Covering vector d (entries > 0): empty for all ones, else n entries.
+  Vector covering;
+  LcpRegularization regularize = LcpRegularization::none;
+};
+
+/// What a solve did.
+template <class S>
+struct LcpReport {
+  int pivots = 0;            ///< pivots of all attempts together (the initial z₀ pivot counts)
+  int attempts = 0;          ///< Lemke runs (1 plain + regularized ones)
+  S residual = S(0);         ///< relative violation of the accepted (or last checked) answer
+  S regularization = S(0);   ///< ρ of the accepted answer (0: the original M)
+  LcpExit exit = LcpExit::none;
+};
+
+/// Fixed-capacity storage of the solver (about (MaxN² + 6 MaxN) scalars); reusable, never
+/// allocates. One per thread of solves.
+template <class S, int MaxN>
+struct LcpWorkspace {
+  static_assert(MaxN >= 1, "talus: LcpWorkspace needs MaxN >= 1");
+  using Scalar = S;
+  static constexpr int max_size = MaxN;
+  using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxN, 1>;
+  using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxN, MaxN>;
+  Matrix Binv;     ///< inverse of the current basis
+  Vector x;        ///< basic values
+  Vector col;      ///< entering column B⁻¹ A_e
+  Vector col_err;  ///< its row-wise rounding bound Σⱼ |B⁻¹ᵢⱼ| |A_e,j|
+  Vector x_err;    ///< Σⱼ |B⁻¹ᵢⱼ| |qⱼ|
+  Vector d;        ///< covering vector in use
+  Vector r;        ///< refinement residual
+  Vector z;        ///< candidate answer
+  int basis[MaxN] = {};  ///< variable of each row: i < n wᵢ, n ≤ v < 2n z_{v−n}, 2n z₀
+};
+
+namespace detail {
+
+/// Coefficient j of column A_v (variable v) of [I, −(M + ρI), −d].
+template <class S, class DM, class V>
+S lcp_column_coeff(const Eigen::MatrixBase<DM>& M, const V& d, S rho, int n, int v, int j) {
+  if (v < n) return v == j ? S(1) : S(0);
+  if (v < 2 * n) {
+    const int c = v - n;
+    return -(static_cast<S>(M.coeff(j, c)) + (c == j ? rho : S(0)));
+  }
+  return -d.coeff(j);
+}
+
+/// True if row i's ratio vector (xᵢ, B⁻¹ᵢ,:)/aᵢ is lexicographically smaller than row k's,
+/// with ties within the rows' rounding bounds.
+template <class S, int MaxN>
+bool lcp_lex_less(const LcpWorkspace<S, MaxN>& ws, int n, int i, int k, S tau) {
+  using std::abs;
+  const S ai = ws.col.coeff(i), ak = ws.col.coeff(k);
+  const S xi = ws.x.coeff(i) > tau * ws.x_err.coeff(i) ? ws.x.coeff(i) : S(0);
+  const S xk = ws.x.coeff(k) > tau * ws.x_err.coeff(k) ? ws.x.coeff(k) : S(0);
+  const S ti = xi / ai, tk = xk / ak;
+  const S tie = tau * (ws.x_err.coeff(i) / ai + ws.x_err.coeff(k) / ak);
+  if (ti < tk - tie) return true;
+  if (ti > tk + tie) return false;
+  S ni = S(0), nk = S(0);
+  for (int j = 0; j < n; ++j) {
+    ni = std::max(ni, abs(ws.Binv.coeff(i, j)));
+    nk = std::max(nk, abs(ws.Binv.coeff(k, j)));
+  }
+  const S btie = tau * (ni / ai + nk / ak);
+  for (int j = 0; j < n; ++j) {
+    const S u = ws.Binv.coeff(i, j) / ai, v = ws.Binv.coeff(k, j) / ak;
+    if (u < v - btie) return true;
+    if (u > v + btie) return false;
+  }
+  return false;  // equal to within rounding: keep the earlier row
+}
+
+/// Gauss–Jordan step: variable v enters in row r (column ws.col).
+template <class S, int MaxN>
+void lcp_pivot(LcpWorkspace<S, MaxN>& ws, int n, int r, int v) {
+  const S inv = S(1) / ws.col.coeff(r);
+  ws.x.coeffRef(r) *= inv;
+  for (int j = 0; j < n; ++j) ws.Binv.coeffRef(r, j) *= inv;
+  for (int i = 0; i < n; ++i) {
+    if (i == r) continue;
+    const S f = ws.col.coeff(i);
+    if (f == S(0)) continue;
+    ws.x.coeffRef(i) -= f * ws.x.coeff(r);
+    for (int j = 0; j < n; ++j) ws.Binv.coeffRef(i, j) -= f * ws.Binv.coeff(r, j);
+  }
+  ws.basis[r] = v;
+}
+
+/// One Lemke run on M + ρ I; on LcpExit::solved, ws.z holds the (unchecked) answer.
+template <class S, int MaxN, class DM, class DQ>
+LcpExit lemke_run(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, S rho, int n, int cap, S tau_p,
+                  LcpWorkspace<S, MaxN>& ws, int& pivots) {
+  using std::abs;
+  const S tau = tau_p * S(n);
+  ws.Binv.setIdentity(n, n);
+  ws.x.resize(n);
+  for (int i = 0; i < n; ++i) {
+    ws.x.coeffRef(i) = static_cast<S>(q.coeff(i));
+    ws.basis[i] = i;
+  }
+  ws.col.resize(n);
+  ws.col_err.resize(n);
+  ws.x_err.resize(n);
+  ws.z.setZero(n);
+  // First pivot: z₀ enters; the row of the smallest qᵢ/dᵢ leaves (exact ties: the last row,
+  // which is the lexicographic rule for B = I and aᵢ = −dᵢ).
+  int r = 0;
+  S best = ws.x.coeff(0) / ws.d.coeff(0);
+  for (int i = 1; i < n; ++i) {
+    const S t = ws.x.coeff(i) / ws.d.coeff(i);
+    if (t <= best) { best = t; r = i; }
+  }
+  for (int i = 0; i < n; ++i) ws.col.coeffRef(i) = -ws.d.coeff(i);
+  const int z0 = 2 * n;
+  int leaving = ws.basis[r];
+  lcp_pivot(ws, n, r, z0);
+  pivots += 1;
+  for (int it = 1; it < cap; ++it) {
+    const int entering = leaving < n ? leaving + n : leaving - n;
+    // entering column and its rounding bound; basic values' bound
+    int z0_row = -1;
+    for (int i = 0; i < n; ++i) {
+      S a = S(0), e = S(0), xe = S(0);
+      for (int j = 0; j < n; ++j) {
+        const S b = ws.Binv.coeff(i, j);
+        const S c = lcp_column_coeff(M, ws.d, rho, n, entering, j);
+        a += b * c;
+        e += abs(b) * abs(c);
+        xe += abs(b) * abs(static_cast<S>(q.coeff(j)));
+      }
+      ws.col.coeffRef(i) = a;
+      ws.col_err.coeffRef(i) = e;
+      ws.x_err.coeffRef(i) = xe;
+      if (ws.basis[i] == z0) z0_row = i;
+    }
+    if (!(all_finite(ws.col) && all_finite(ws.x))) return LcpExit::non_finite;
+    r = -1;
+    for (int i = 0; i < n; ++i) {
+      const S a = ws.col.coeff(i);
+      if (!(a > S(0) && a > tau * ws.col_err.coeff(i))) continue;
+      if (r < 0 || lcp_lex_less(ws, n, i, r, tau)) r = i;
+    }
+    if (r < 0) return LcpExit::ray;
+    if (z0_row >= 0 && z0_row != r) {
+      const S a0 = ws.col.coeff(z0_row);
+      if (a0 > S(0) && a0 > tau * ws.col_err.coeff(z0_row)) {
+        // z₀ leaves now if its ratio ties with the minimum
+        const S x0 = ws.x.coeff(z0_row) > tau * ws.x_err.coeff(z0_row) ? ws.x.coeff(z0_row) : S(0);
+        const S xr = ws.x.coeff(r) > tau * ws.x_err.coeff(r) ? ws.x.coeff(r) : S(0);
+        const S tie = tau * (ws.x_err.coeff(z0_row) / a0 + ws.x_err.coeff(r) / ws.col.coeff(r));
+        if (x0 / a0 <= xr / ws.col.coeff(r) + tie) r = z0_row;
+      }
+    }
+    leaving = ws.basis[r];
+    lcp_pivot(ws, n, r, entering);
+    pivots += 1;
+    if (leaving == z0) {
+      // two steps of iterative refinement on the final basis: x += B⁻¹ (q − B x)
+      for (int pass = 0; pass < 2; ++pass) {
+        ws.r.resize(n);
+        for (int j = 0; j < n; ++j) ws.r.coeffRef(j) = static_cast<S>(q.coeff(j));
+        for (int i = 0; i < n; ++i) {
+          const S xi = ws.x.coeff(i);
+          if (xi == S(0)) continue;
+          for (int j = 0; j < n; ++j) ws.r.coeffRef(j) -= lcp_column_coeff(M, ws.d, rho, n, ws.basis[i], j) * xi;
+        }
+        for (int i = 0; i < n; ++i) {
+          S s = S(0);
+          for (int j = 0; j < n; ++j) s += ws.Binv.coeff(i, j) * ws.r.coeff(j);
+          ws.x.coeffRef(i) += s;
+        }
+      }
+      for (int i = 0; i < n; ++i)
+        if (ws.basis[i] >= n && ws.basis[i] < 2 * n) ws.z.coeffRef(ws.basis[i] - n) = ws.x.coeff(i);
+      return all_finite(ws.z) ? LcpExit::solved : LcpExit::non_finite;
+    }
+  }
+  return LcpExit::pivot_cap;
+}
+
+/// The check of the file comment on ws.z against the original (M, q); on success writes
+/// z (clamped) and w = M z + q. Returns the relative violation through `residual`.
+template <class S, int MaxN, class DM, class DQ, class Z, class W>
+bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, int n, S tau_c, S rho,
+               LcpWorkspace<S, MaxN>& ws, Z& z, W& w, S& residual) {
+  using std::abs;
+  S sz = S(0), sq = S(0), sm = S(0);
+  for (int i = 0; i < n; ++i) {
+    sz = std::max(sz, abs(ws.z.coeff(i)));
+    sq = std::max(sq, abs(static_cast<S>(q.coeff(i))));
+    for (int j = 0; j < n; ++j) sm = std::max(sm, abs(static_cast<S>(M.coeff(i, j))));
+  }
+  const S sw = sq + S(n) * sm * sz;
+  S neg_z = S(0);
+  for (int i = 0; i < n; ++i) neg_z = std::max(neg_z, -ws.z.coeff(i));
+  z.resize(n);
+  w.resize(n);
+  for (int i = 0; i < n; ++i) z.coeffRef(i) = ws.z.coeff(i) > S(0) ? ws.z.coeff(i) : S(0);
+  for (int i = 0; i < n; ++i) {
+    S s = static_cast<S>(q.coeff(i));
+    for (int j = 0; j < n; ++j) s += static_cast<S>(M.coeff(i, j)) * z.coeff(j);
+    w.coeffRef(i) = s;
+  }
+  S neg_w = S(0), comp = S(0);
+  for (int i = 0; i < n; ++i) {
+    neg_w = std::max(neg_w, -w.coeff(i));
+    comp = std::max(comp, abs(z.coeff(i) * w.coeff(i)));
+  }
+  // relative violations (0/0 → 0); NaN fails every comparison below
+  const S vz = neg_z > S(0) ? neg_z / sz : S(0);
+  const S vw = neg_w > S(0) ? neg_w / sw : S(0);
+  const S vc = comp > S(0) ? comp / (sz * sw) : S(0);
+  // a regularized answer solves (M, q − ρ z) exactly: that shift must be within τ_c max|q|
+  const S shift = rho * sz;
+  const S vr = shift > S(0) ? shift / sq : S(0);
+  residual = std::max(std::max(vz, vr), std::max(vw, vc));
+  if (!(vz == vz && vw == vw && vc == vc && vr == vr)) residual = std::numeric_limits<S>::quiet_NaN();
+  return neg_z <= tau_c * sz && neg_w <= tau_c * sw && comp <= tau_c * sz * sw && shift <= tau_c * sq;
+}
+
+template <class V>
+void lcp_zero(V& v, int n, int max) {
+  v.setZero(n >= 0 && n <= max ? n : 0);
+}
+
+}  // namespace detail
+
+/// Solves LCP(M, q) by Lemke's method (see the file comment for the algorithm, tolerances
+/// and Status). `z` and `w` are resizable vectors holding up to MaxN entries (e.g.
+/// `LcpWorkspace<S, MaxN>::Vector`); they get n = q.size() entries (zero unless ok).
+/// M and q may be of any Eigen expression type with a scalar convertible to S.
+template <class S, int MaxN, class DM, class DQ, class Z, class W>
+Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, Z& z, W& w,
+                       LcpWorkspace<S, MaxN>& ws, const LcpOptions<S, MaxN>& options, LcpReport<S>& report) {
+  static_assert(detail::holds_rows_up_to<Z, MaxN>(),
+                "talus: z must be a resizable column vector of up to MaxN entries (LcpWorkspace::Vector)");
+  static_assert(detail::holds_rows_up_to<W, MaxN>(),
+                "talus: w must be a resizable column vector of up to MaxN entries (LcpWorkspace::Vector)");
+  using std::abs;
+  report = LcpReport<S>{};
+  const Eigen::Index nq = q.rows();
+  const bool q_ok = q.cols() == 1 && nq <= MaxN;
+  const bool n_ok = q_ok && M.rows() == nq && M.cols() == nq;
+  const int n = q_ok ? static_cast<int>(nq) : -1;  // z, w get n rows, or none when q is too long
+  auto fail = [&](Status s, LcpExit e) {
+    detail::lcp_zero(z, n, MaxN);
+    detail::lcp_zero(w, n, MaxN);
+    report.exit = e;
+    return s;
+  };
+  const S eps = Eigen::NumTraits<S>::epsilon();
+  const auto reg = static_cast<unsigned>(options.regularize);
+  if (!n_ok || !(options.pivot_tolerance >= S(0) && options.pivot_tolerance <= S(1)) ||
+      !(options.check_tolerance >= S(0) && options.check_tolerance <= S(1)) || options.max_pivots < 0 || reg > 2 ||
+      !(options.covering.size() == 0 || options.covering.size() == nq))
+    return fail(Status::invalid_input, LcpExit::invalid_input);
+  if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude))
+    return fail(Status::invalid_input, LcpExit::invalid_input);
+  if (options.covering.size() != 0) {
+    if (!all_within(options.covering, input_limits::magnitude)) return fail(Status::invalid_input, LcpExit::invalid_input);
+    for (int i = 0; i < n; ++i)
+      if (!(options.covering.coeff(i) > S(0))) return fail(Status::invalid_input, LcpExit::invalid_input);
+  }
+  if (n == 0) {
+    z.resize(0);
+    w.resize(0);
+    report.exit = LcpExit::trivial;
+    return Status::ok;
+  }
+  // trivial answer z = 0 when q ≥ 0
+  bool q_nonneg = true;
+  for (int i = 0; i < n; ++i) q_nonneg = q_nonneg && static_cast<S>(q.coeff(i)) >= S(0);
+  if (q_nonneg) {
+    z.setZero(n);
+    w.resize(n);
+    for (int i = 0; i < n; ++i) w.coeffRef(i) = static_cast<S>(q.coeff(i));
+    report.exit = LcpExit::trivial;
+    return Status::ok;
+  }
+  if (options.covering.size() == 0) ws.d.setOnes(n);
+  else ws.d = options.covering;
+  const int cap = options.max_pivots > 0 ? options.max_pivots : 10 * n + 50;
+  S m_max = S(0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) m_max = std::max(m_max, abs(static_cast<S>(M.coeff(i, j))));
+  const S rho_unit = S(n) * eps * std::max(S(1), m_max);
+  const S rho_factors[3] = {S(1e2), S(1e4), S(1e6)};
+
+  LcpExit first_exit = LcpExit::none;
+  S first_residual = S(0);
+  const int first = options.regularize == LcpRegularization::always ? 1 : 0;
+  const int last = options.regularize == LcpRegularization::none ? 0 : 3;
+  for (int k = first; k <= last; ++k) {
+    const S rho = k == 0 ? S(0) : rho_factors[k - 1] * rho_unit;
+    report.attempts += 1;
+    LcpExit e = detail::lemke_run(M, q, rho, n, cap, options.pivot_tolerance, ws, report.pivots);
+    S residual = S(0);
+    if (e == LcpExit::solved) {
+      if (detail::lcp_check(M, q, n, options.check_tolerance, rho, ws, z, w, residual)) {
+        if (all_finite(z) && all_finite(w)) {
+          report.exit = LcpExit::solved;
+          report.residual = residual;
+          report.regularization = rho;
+          return Status::ok;
+        }
+        e = LcpExit::non_finite;
+      } else {
+        e = residual == residual ? LcpExit::check_failed : LcpExit::non_finite;
+      }
+    }
+    if (k == first) {
+      first_exit = e;
+      first_residual = residual;
+    }
+  }
+  report.residual = first_residual;
+  switch (first_exit) {
+    case LcpExit::pivot_cap: return fail(Status::not_converged, first_exit);
+    case LcpExit::non_finite: return fail(Status::overflow, first_exit);
+    default: return fail(Status::singular, first_exit);
+  }
+}
+
+/// solve_lcp_lemke with default options; the report is discarded.
+template <class S, int MaxN, class DM, class DQ, class Z, class W>
+Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, Z& z, W& w,
+                       LcpWorkspace<S, MaxN>& ws) {
+  LcpReport<S> report;
+  return solve_lcp_lemke(M, q, z, w, ws, LcpOptions<S, MaxN>{}, report);
+}
+
+}  // namespace talus

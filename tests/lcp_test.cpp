@@ -1,0 +1,495 @@
+// Lemke's LCP solver (talus/solvers/lcp_lemke.hpp). Suites: ReferenceLcp (literature problems
+// with known answers, Kostreva's cycling example, no-solution rays), ConsistencyLcp (random
+// P-matrix and SPD problems against a brute-force enumeration of the complementary bases,
+// float, regularization, bad inputs), AllocLcp (no heap inside a solve).
+#include <algorithm>
+#include <cstdio>
+#include <random>
+#include <set>
+#include <vector>
+
+#include <Eigen/LU>
+#include <gtest/gtest.h>
+
+#include <talus/solvers/lcp_lemke.hpp>
+
+#include "support/alloc_trap.hpp"
+
+namespace {
+
+using talus::LcpExit;
+using talus::LcpOptions;
+using talus::LcpRegularization;
+using talus::LcpReport;
+using talus::LcpWorkspace;
+using talus::Status;
+
+constexpr int N = 12;
+using WS = LcpWorkspace<double, N>;
+using Vec = WS::Vector;
+using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, N, N>;
+using MatX = Eigen::MatrixXd;
+using VecX = Eigen::VectorXd;
+
+struct Result {
+  Status s;
+  Vec z, w;
+  LcpReport<double> report;
+};
+
+Result solve(const MatX& M, const VecX& q, const LcpOptions<double, N>& o = {}) {
+  static WS ws;
+  Result r;
+  r.s = talus::solve_lcp_lemke(M, q, r.z, r.w, ws, o, r.report);
+  return r;
+}
+
+// The LCP conditions, independently of the solver's own check.
+void expect_lcp_solution(const MatX& M, const VecX& q, const VecX& z, double tol) {
+  const VecX w = M * z + q;
+  const double s = 1 + q.cwiseAbs().maxCoeff() + M.cwiseAbs().maxCoeff() * z.cwiseAbs().maxCoeff() * double(q.size());
+  for (Eigen::Index i = 0; i < q.size(); ++i) {
+    EXPECT_GE(z(i), 0.0) << "i " << i;
+    EXPECT_GE(w(i), -tol * s) << "i " << i;
+    EXPECT_LE(std::abs(z(i) * w(i)), tol * s * (1 + z.cwiseAbs().maxCoeff())) << "i " << i;
+  }
+}
+
+// Brute force: every complementary basis α (z_α basic, w the rest), M_αα z_α = −q_α by
+// Eigen's full-pivoting LU; the first feasible one (unique for a P-matrix).
+bool brute_force(const MatX& M, const VecX& q, VecX& z) {
+  const int n = static_cast<int>(q.size());
+  for (unsigned mask = 0; mask < (1u << n); ++mask) {
+    std::vector<int> a;
+    for (int i = 0; i < n; ++i)
+      if (mask & (1u << i)) a.push_back(i);
+    const int k = static_cast<int>(a.size());
+    z.setZero(n);
+    if (k > 0) {
+      MatX Ma(k, k);
+      VecX qa(k);
+      for (int i = 0; i < k; ++i) {
+        qa(i) = -q(a[i]);
+        for (int j = 0; j < k; ++j) Ma(i, j) = M(a[i], a[j]);
+      }
+      Eigen::FullPivLU<MatX> lu(Ma);
+      if (!lu.isInvertible()) continue;
+      const VecX za = lu.solve(qa);
+      for (int i = 0; i < k; ++i) z(a[i]) = za(i);
+    }
+    const VecX w = M * z + q;
+    const double tol = 1e-10 * (1 + q.cwiseAbs().maxCoeff());
+    if (z.minCoeff() >= -tol && w.minCoeff() >= -tol) return true;
+  }
+  return false;
+}
+
+// Lemke with the tie broken by the FIRST row of the minimum ratio (Drake's MobyLCPSolver
+// rule), dense tableau [I −M −d | q]. Returns the pivots until z0 left, or -1 if a basis
+// repeated (a cycle), -2 on a ray, -3 at the cap.
+int first_index_lemke(const MatX& M, const VecX& q, int cap, std::vector<std::vector<int>>* trace = nullptr) {
+  const int n = static_cast<int>(q.size());
+  MatX T = MatX::Zero(n, 2 * n + 2);
+  T.leftCols(n).setIdentity();
+  T.middleCols(n, n) = -M;
+  T.col(2 * n).setConstant(-1.0);
+  T.col(2 * n + 1) = q;
+  std::vector<int> basis(n);
+  for (int i = 0; i < n; ++i) basis[i] = i;
+  auto pivot = [&](int r, int c) {
+    T.row(r) /= T(r, c);
+    for (int i = 0; i < n; ++i)
+      if (i != r) T.row(i) -= T(i, c) * T.row(r);
+    const int leaving = basis[r];
+    basis[r] = c;
+    return leaving;
+  };
+  int r = 0;
+  for (int i = 1; i < n; ++i)
+    if (q(i) < q(r)) r = i;  // first index among ties
+  int leaving = pivot(r, 2 * n);
+  std::set<std::vector<int>> seen;
+  for (int p = 1; p < cap; ++p) {
+    std::vector<int> key = basis;
+    std::sort(key.begin(), key.end());
+    if (trace) trace->push_back(basis);
+    if (!seen.insert(key).second) return -1;
+    const int c = leaving < n ? leaving + n : leaving - n;
+    r = -1;
+    double best = 0;
+    for (int i = 0; i < n; ++i) {
+      if (T(i, c) <= 1e-12) continue;
+      const double t = T(i, 2 * n + 1) / T(i, c);
+      if (r < 0 || t < best - 1e-12) { r = i; best = t; }  // strict: the first row keeps a tie
+    }
+    if (r < 0) return -2;
+    leaving = pivot(r, c);
+    if (leaving == 2 * n) return p + 1;
+  }
+  return -3;
+}
+
+MatX mat(int n, std::initializer_list<double> v) {
+  MatX M(n, n);
+  auto it = v.begin();
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) M(i, j) = *it++;
+  return M;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reference problems
+
+// Kostreva (1979), the cycling example (also Drake's lcp_test CyclingExample): a first-index
+// tie rule cycles, the lexicographic rule reaches the unique solution z = (1/3, 1/3, 1/3), w = 0.
+TEST(ReferenceLcp, KostrevaCyclingExample) {
+  const MatX M = mat(3, {1, 2, 0, 0, 1, 2, 2, 0, 1});
+  const VecX q = -VecX::Ones(3);
+  std::vector<std::vector<int>> trace;
+  const int first_index = first_index_lemke(M, q, 100, &trace);
+  std::printf("first-index rule on Kostreva's example: %s after %zu bases\n",
+              first_index == -1 ? "CYCLES (a basis repeats)" : "terminates", trace.size());
+  EXPECT_EQ(first_index, -1) << "the first-index tie rule should cycle on Kostreva's example";
+  const Result r = solve(M, q);
+  ASSERT_EQ(r.s, Status::ok) << talus::to_string(r.report.exit);
+  std::printf("lexicographic rule: %d pivots, residual %.3g\n", r.report.pivots, r.report.residual);
+  EXPECT_LE(r.report.pivots, 10);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(r.z(i), 1.0 / 3.0, 1e-14);
+    EXPECT_NEAR(r.w(i), 0.0, 1e-14);
+  }
+  EXPECT_EQ(r.report.exit, LcpExit::solved);
+}
+
+// Every permutation of Kostreva's problem (the rule must not depend on row order to terminate).
+TEST(ReferenceLcp, KostrevaPermuted) {
+  const MatX M0 = mat(3, {1, 2, 0, 0, 1, 2, 2, 0, 1});
+  int p[3] = {0, 1, 2};
+  do {
+    Eigen::PermutationMatrix<3> P;
+    P.indices() << p[0], p[1], p[2];
+    const MatX M = P * M0 * P.transpose();
+    const Result r = solve(M, -VecX::Ones(3));
+    ASSERT_EQ(r.s, Status::ok);
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(r.z(i), 1.0 / 3.0, 1e-14);
+  } while (std::next_permutation(p, p + 3));
+}
+
+// 2 × 2 SPD, worked by hand: M = [2 1; 1 2], q = (−5, −6): both z basic, z = (4/3, 7/3), w = 0.
+TEST(ReferenceLcp, TwoByTwoSpd) {
+  const Result r = solve(mat(2, {2, 1, 1, 2}), VecX::Map(std::vector<double>{-5, -6}.data(), 2));
+  ASSERT_EQ(r.s, Status::ok);
+  EXPECT_NEAR(r.z(0), 4.0 / 3.0, 1e-14);
+  EXPECT_NEAR(r.z(1), 7.0 / 3.0, 1e-14);
+  EXPECT_NEAR(r.w.cwiseAbs().maxCoeff(), 0.0, 1e-14);
+  std::printf("[2 1; 1 2], q (-5, -6): %d pivots\n", r.report.pivots);
+}
+
+// The upper-triangular P-matrix of Murty's (1978) complexity examples (1 on the diagonal, 2
+// above), here with q = −e: unique solution z = eₙ (w = (1, …, 1, 0)); the lexicographic first
+// pivot picks row n, so 2 pivots (printed). Not Murty's exponential right-hand side.
+TEST(ReferenceLcp, MurtyTriangular) {
+  for (int n = 1; n <= N; ++n) {
+    MatX M = MatX::Zero(n, n);
+    for (int i = 0; i < n; ++i) {
+      M(i, i) = 1;
+      for (int j = i + 1; j < n; ++j) M(i, j) = 2;
+    }
+    const Result r = solve(M, -VecX::Ones(n));
+    ASSERT_EQ(r.s, Status::ok) << "n " << n;
+    for (int i = 0; i < n; ++i) {
+      EXPECT_NEAR(r.z(i), i == n - 1 ? 1.0 : 0.0, 1e-13);
+      EXPECT_NEAR(r.w(i), i == n - 1 ? 0.0 : 1.0, 1e-13);
+    }
+    std::printf("Murty n=%d: %d pivots\n", n, r.report.pivots);
+  }
+}
+
+// Trivial: q ≥ 0 → z = 0, w = q, no pivot.
+TEST(ReferenceLcp, Trivial) {
+  const VecX q = VecX::Map(std::vector<double>{1, 0, 2}.data(), 3);
+  const Result r = solve(-MatX::Identity(3, 3), q);
+  ASSERT_EQ(r.s, Status::ok);
+  EXPECT_EQ(r.report.exit, LcpExit::trivial);
+  EXPECT_EQ(r.report.pivots, 0);
+  EXPECT_EQ(r.z, Vec::Zero(3));
+  EXPECT_EQ(VecX(r.w), q);
+}
+
+// No solution: the LCP is infeasible, Lemke ends on a secondary ray → singular, zero outputs.
+// (1) M = −I, q = −e: w = −z − e < 0 for every z ≥ 0. (2) M = [1 −1; −1 1] (PSD, so a ray
+// proves infeasibility), q = −e: w₁ + w₂ = −2 < 0. (3) M = 0, q = (−1, 1).
+TEST(ReferenceLcp, NoSolutionRay) {
+  const MatX Ms[3] = {-MatX::Identity(2, 2), mat(2, {1, -1, -1, 1}), MatX::Zero(2, 2)};
+  const VecX qs[3] = {-VecX::Ones(2), -VecX::Ones(2), VecX::Map(std::vector<double>{-1, 1}.data(), 2)};
+  for (int k = 0; k < 3; ++k) {
+    for (auto reg : {LcpRegularization::none, LcpRegularization::on_failure, LcpRegularization::always}) {
+      LcpOptions<double, N> o;
+      o.regularize = reg;
+      const Result r = solve(Ms[k], qs[k], o);
+      EXPECT_EQ(r.s, Status::singular) << "problem " << k;
+      if (reg == LcpRegularization::none) {
+        EXPECT_EQ(r.report.exit, LcpExit::ray) << "problem " << k;
+      }
+      EXPECT_EQ(r.z.size(), 2);
+      EXPECT_EQ(r.w.size(), 2);
+      EXPECT_TRUE(r.z.isZero(0.0) && r.w.isZero(0.0));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Consistency: random problems against the brute force
+
+enum Kind { spd, pd_nonsymmetric, diag_dominant, degenerate_integer };
+
+MatX random_matrix(Kind kind, int n, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  MatX A(n, n);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) A(i, j) = u(rng);
+  switch (kind) {
+    case spd: return A * A.transpose() + 0.1 * MatX::Identity(n, n);
+    case pd_nonsymmetric: {
+      MatX B(n, n);
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) B(i, j) = u(rng);
+      return A * A.transpose() + 0.1 * MatX::Identity(n, n) + (B - B.transpose());
+    }
+    case diag_dominant: {
+      for (int i = 0; i < n; ++i) A(i, i) = A.row(i).cwiseAbs().sum() - std::abs(A(i, i)) + 0.1 + 0.5 * (u(rng) + 1);
+      return A;
+    }
+    case degenerate_integer: {  // small integers, diagonally dominant: a P-matrix with ties
+      std::uniform_int_distribution<int> k(-2, 2);
+      MatX M(n, n);
+      for (int i = 0; i < n; ++i) {
+        double s = 0;
+        for (int j = 0; j < n; ++j)
+          if (j != i) s += std::abs(M(i, j) = k(rng));
+        M(i, i) = s + 1;
+      }
+      return M;
+    }
+  }
+  return A;
+}
+
+VecX random_q(Kind kind, int n, std::mt19937& rng) {
+  VecX q(n);
+  if (kind == degenerate_integer) {
+    std::uniform_int_distribution<int> k(-1, 1);
+    for (int i = 0; i < n; ++i) q(i) = k(rng);
+  } else {
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int i = 0; i < n; ++i) q(i) = u(rng);
+  }
+  return q;
+}
+
+TEST(ConsistencyLcp, RandomPMatricesAgainstBruteForce) {
+  std::mt19937 rng(20261124);
+  int max_pivots_seen = 0, worst_n = 0;
+  for (Kind kind : {spd, pd_nonsymmetric, diag_dominant, degenerate_integer}) {
+    for (int n = 1; n <= N; ++n) {
+      for (int trial = 0; trial < 20; ++trial) {
+        const MatX M = random_matrix(kind, n, rng);
+        const VecX q = random_q(kind, n, rng);
+        const Result r = solve(M, q);
+        ASSERT_EQ(r.s, Status::ok) << "kind " << kind << " n " << n << " trial " << trial << " exit "
+                                   << talus::to_string(r.report.exit);
+        EXPECT_LE(r.report.residual, 1e4 * 2.2e-16);
+        expect_lcp_solution(M, q, r.z, 1e-12);
+        EXPECT_LE((VecX(r.w) - (M * VecX(r.z) + q)).cwiseAbs().maxCoeff(), 1e-13 * (1 + r.z.cwiseAbs().maxCoeff()));  // w = M z + q
+        if (r.report.pivots > max_pivots_seen) max_pivots_seen = r.report.pivots, worst_n = n;
+        if (n <= 10) {
+          VecX zb;
+          ASSERT_TRUE(brute_force(M, q, zb));
+          const double scale = 1 + zb.cwiseAbs().maxCoeff();
+          EXPECT_LE((VecX(r.z) - zb).cwiseAbs().maxCoeff(), 1e-9 * scale)
+              << "kind " << kind << " n " << n << " trial " << trial;
+        }
+      }
+    }
+  }
+  std::printf("most pivots: %d (n = %d)\n", max_pivots_seen, worst_n);
+}
+
+TEST(ConsistencyLcp, FloatAgainstDoubleBruteForce) {
+  std::mt19937 rng(7);
+  using WSf = LcpWorkspace<float, N>;
+  static WSf ws;
+  for (Kind kind : {spd, diag_dominant, degenerate_integer}) {
+    for (int n = 1; n <= 10; ++n) {
+      for (int trial = 0; trial < 10; ++trial) {
+        const MatX M = random_matrix(kind, n, rng);
+        const VecX q = random_q(kind, n, rng);
+        const Eigen::MatrixXf Mf = M.cast<float>();
+        const Eigen::VectorXf qf = q.cast<float>();
+        WSf::Vector z, w;
+        LcpReport<float> rep;
+        const Status s = talus::solve_lcp_lemke(Mf, qf, z, w, ws, LcpOptions<float, N>{}, rep);
+        if (kind == spd) {
+          // float SPD (A Aᵀ + 0.1 I) can be too ill-conditioned for the float check: then
+          // the answer must be refused, never wrong
+          if (s != Status::ok) {
+            EXPECT_EQ(s, Status::singular);
+            EXPECT_TRUE(z.isZero(0.0f) && w.isZero(0.0f));
+            continue;
+          }
+        } else {
+          ASSERT_EQ(s, Status::ok) << "kind " << kind << " n " << n;
+        }
+        VecX zb;
+        ASSERT_TRUE(brute_force(M, q, zb));
+        const double cond = M.jacobiSvd().singularValues()(0) / M.jacobiSvd().singularValues()(n - 1);
+        EXPECT_LE((z.cast<double>() - zb).cwiseAbs().maxCoeff(), 1e-5 * cond * (1 + zb.cwiseAbs().maxCoeff()))
+            << "kind " << kind << " n " << n << " cond " << cond;
+        EXPECT_GE(z.minCoeff(), 0.0f);
+      }
+    }
+  }
+}
+
+// Regularized path on PSD singular matrices with solutions: M = [1 1; 1 1], q = −e (the
+// solutions are z₁ + z₂ = 1, z ≥ 0), and M = A Aᵀ (rank n/2) with q = w* − M z* built from a
+// complementary pair. Every regularized answer is re-checked against the original M.
+TEST(ConsistencyLcp, RegularizedPsdSingular) {
+  {
+    LcpOptions<double, N> o;
+    o.regularize = LcpRegularization::always;
+    const MatX M = mat(2, {1, 1, 1, 1});
+    const VecX q = -VecX::Ones(2);
+    const Result r = solve(M, q, o);
+    ASSERT_EQ(r.s, Status::ok) << talus::to_string(r.report.exit);
+    EXPECT_GT(r.report.regularization, 0.0);
+    EXPECT_NEAR(r.z.sum(), 1.0, 1e-10);
+    expect_lcp_solution(M, q, r.z, 1e-11);
+    const Result plain = solve(M, q);
+    std::printf("[1 1; 1 1]: plain %s (%s), regularized rho %.3g, %d pivots\n", talus::to_string(plain.s),
+                talus::to_string(plain.report.exit), r.report.regularization, r.report.pivots);
+  }
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (int n = 2; n <= N; ++n) {
+    for (auto reg : {LcpRegularization::on_failure, LcpRegularization::always}) {
+      MatX A(n, n / 2);
+      for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = u(rng);
+      const MatX M = A * A.transpose();
+      VecX zs = VecX::Zero(n), ws = VecX::Zero(n);
+      for (int i = 0; i < n; ++i) (u(rng) > 0 ? zs(i) : ws(i)) = u(rng) + 1;
+      const VecX q = ws - M * zs;
+      LcpOptions<double, N> o;
+      o.regularize = reg;
+      const Result r = solve(M, q, o);
+      ASSERT_EQ(r.s, Status::ok) << "n " << n << " " << talus::to_string(r.report.exit);
+      expect_lcp_solution(M, q, r.z, 1e-11);
+      if (reg == LcpRegularization::always && r.report.exit != LcpExit::trivial) {
+        EXPECT_GT(r.report.regularization, 0.0);
+      }
+    }
+  }
+}
+
+TEST(ConsistencyLcp, PivotCapAndCovering) {
+  std::mt19937 rng(11);
+  const MatX M = random_matrix(spd, 8, rng);
+  const VecX q = -VecX::Ones(8);
+  const Result full = solve(M, q);
+  ASSERT_EQ(full.s, Status::ok);
+  ASSERT_GT(full.report.pivots, 2);
+  LcpOptions<double, N> o;
+  o.max_pivots = 2;
+  const Result capped = solve(M, q, o);
+  EXPECT_EQ(capped.s, Status::not_converged);
+  EXPECT_EQ(capped.report.exit, LcpExit::pivot_cap);
+  EXPECT_EQ(capped.report.pivots, 2);
+  EXPECT_TRUE(capped.z.isZero(0.0) && capped.w.isZero(0.0));
+  // another covering vector: same unique solution
+  LcpOptions<double, N> oc;
+  oc.covering.resize(8);
+  for (int i = 0; i < 8; ++i) oc.covering(i) = 0.5 + i;
+  const Result c = solve(M, q, oc);
+  ASSERT_EQ(c.s, Status::ok);
+  EXPECT_LE((c.z - full.z).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+TEST(ConsistencyLcp, BadInput) {
+  const MatX M = mat(2, {2, 1, 1, 2});
+  const VecX q = VecX::Map(std::vector<double>{-1, -1}.data(), 2);
+  auto expect_invalid = [](const Result& r, Eigen::Index size) {
+    EXPECT_EQ(r.s, Status::invalid_input);
+    EXPECT_EQ(r.report.exit, LcpExit::invalid_input);
+    EXPECT_EQ(r.z.size(), size);
+    EXPECT_EQ(r.w.size(), size);
+    EXPECT_TRUE(r.z.isZero(0.0) && r.w.isZero(0.0));
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf, -inf, 2e9}) {
+    MatX Mb = M;
+    Mb(1, 0) = bad;
+    expect_invalid(solve(Mb, q), 2);
+    VecX qb = q;
+    qb(0) = bad;
+    expect_invalid(solve(M, qb), 2);
+  }
+  expect_invalid(solve(MatX::Identity(N + 1, N + 1), -VecX::Ones(N + 1)), 0);  // n > MaxN
+  expect_invalid(solve(MatX::Identity(3, 2), -VecX::Ones(3)), 3);             // M not n × n
+  LcpOptions<double, N> o;
+  o.pivot_tolerance = -1e-12;
+  expect_invalid(solve(M, q, o), 2);
+  o = {};
+  o.check_tolerance = -0.1;
+  expect_invalid(solve(M, q, o), 2);
+  o = {};
+  o.check_tolerance = nan;
+  expect_invalid(solve(M, q, o), 2);
+  o = {};
+  o.max_pivots = -1;
+  expect_invalid(solve(M, q, o), 2);
+  o = {};
+  o.covering = Vec::Ones(3);
+  expect_invalid(solve(M, q, o), 2);
+  o.covering = Vec::Zero(2);
+  expect_invalid(solve(M, q, o), 2);
+  o = {};
+  o.regularize = static_cast<LcpRegularization>(7);
+  expect_invalid(solve(M, q, o), 2);
+  // n = 0: ok, empty
+  const Result e = solve(MatX(0, 0), VecX(0));
+  EXPECT_EQ(e.s, Status::ok);
+  EXPECT_EQ(e.z.size(), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alloc: no heap inside a solve (fixed-capacity M, q, z, w; every exit).
+
+TEST(AllocLcp, NoHeapInSolve) {
+  static WS ws;
+  Mat M = mat(3, {1, 2, 0, 0, 1, 2, 2, 0, 1});
+  Vec q = -Vec::Ones(3);
+  Vec z, w;
+  LcpReport<double> rep;
+  LcpOptions<double, N> o;
+  o.regularize = LcpRegularization::on_failure;
+  Status s = Status::invalid_input;
+  std::size_t calls = talus_test::heap_calls([&] { s = talus::solve_lcp_lemke(M, q, z, w, ws, o, rep); });
+  EXPECT_EQ(s, Status::ok);
+  EXPECT_EQ(calls, 0u);
+  // ray with the regularized retries
+  Mat R = -Mat::Identity(3, 3);
+  calls = talus_test::heap_calls([&] { s = talus::solve_lcp_lemke(R, q, z, w, ws, o, rep); });
+  EXPECT_EQ(s, Status::singular);
+  EXPECT_EQ(calls, 0u);
+  // default-options overload, 12 × 12
+  std::mt19937 rng(5);
+  const MatX Mx = random_matrix(spd, N, rng);
+  const VecX qx = random_q(spd, N, rng);
+  Mat M12 = Mx;
+  Vec q12 = qx;
+  calls = talus_test::heap_calls([&] { s = talus::solve_lcp_lemke(M12, q12, z, w, ws); });
+  EXPECT_EQ(s, Status::ok);
+  EXPECT_EQ(calls, 0u);
+}
+
+}  // namespace
