@@ -401,12 +401,18 @@ struct Constraints {
 
   // ---- group 0: constrained forward dynamics, every method -------------------------------------------
   void run_forward(const M& model) {
-    struct In { Q q; V v, tau; Fext f; bool with_f; std::uint8_t bad_method; } in{config(), vec(), vec(), {}, false, 0};
+    struct In { Q q; V v, tau; Fext f; bool with_f; std::uint8_t bad_method; talus::ProximalSettings<double> prox; } in{config(), vec(), vec(), {}, false, 0, {}};
     for (auto& x : in.f) r.fill(x);
     in.with_f = r.bit();
     in.bad_method = static_cast<std::uint8_t>(5 + r.byte() % 251);
+    if (r.bit()) {  // fuzzed proximal settings (older corpus inputs end before this: defaults)
+      in.prox.mu = r.scalar();
+      in.prox.absolute_accuracy = r.scalar();
+      in.prox.relative_accuracy = r.scalar();
+      in.prox.max_iterations = static_cast<int>(r.byte()) - 8;
+    }
     constexpr int methods = 5;
-    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok; };
+    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, prox; talus::ProximalReport<double> rep; };
     auto o = std::make_unique<Out>();
     twice("forward dynamics", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -425,6 +431,8 @@ struct Constraints {
       // Kokkevis leaves no H: the reference system for its equations comes from range space
       out.kok.H = out.range.H;
       out.kok.C = out.range.C;
+      s = talus::forward_dynamics_proximal(model, d, cs, in.q, in.v, in.tau, x, in.prox, out.rep, f);
+      record(out.prox, s, x, d, cs);
       out.bad = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x, static_cast<talus::KKTMethod>(in.bad_method), f);
     });
     if (o->bad == Status::ok) finding("forward_dynamics_direct", o->bad, "ok with a KKTMethod outside the enumerators");
@@ -442,6 +450,8 @@ struct Constraints {
     check_forward_equations("forward_dynamics_null_space", o->null, in.tau);
     check_solve_output("forward_dynamics_kokkevis", o->kok);
     if (o->range.s == Status::ok) check_forward_equations("forward_dynamics_kokkevis", o->kok, in.tau);
+    check_solve_output("forward_dynamics_proximal", o->prox);
+    check_proximal(o->prox, o->rep, in.prox);
     // reference: a rank-revealing direct method
     for (int k : {2, 1, 0}) if (!ref && o->direct[k].s == Status::ok) ref = &o->direct[k];
     if (!ref) return;
@@ -449,6 +459,38 @@ struct Constraints {
     check_agree("forward_dynamics_range_space", o->range, *ref);
     check_agree("forward_dynamics_null_space", o->null, *ref);
     check_agree("forward_dynamics_kokkevis", o->kok, *ref);
+    // proximal: q̈ only (λ's error grows as eps·‖D‖/μ, the header's rounding statement), and only at
+    // the default settings (a fuzzed tolerance may legitimately stop early)
+    if (o->prox.s == Status::ok && in.prox.mu == talus::ProximalSettings<double>{}.mu &&
+        in.prox.absolute_accuracy == talus::ProximalSettings<double>{}.absolute_accuracy) {
+      Tol t{*ref};
+      const double ps2 = ref->ps * ref->ps;
+      check_scaled("forward_dynamics_proximal", "qdd vs the reference method", max_abs((o->prox.x - ref->x).eval()),
+                   1 + max_abs(ref->x), 1e-8 * ps2, t);
+    }
+  }
+
+  /// The proximal solve's own promises: its report agrees with its Status, an ok answer meets the
+  /// tolerance it reports and the first block of the equations (q̈ = H⁻¹(τ − C + Gᵀλ) by construction).
+  static void check_proximal(const Solve& o, const talus::ProximalReport<double>& rep,
+                             const talus::ProximalSettings<double>& set) {
+    const char* fn = "forward_dynamics_proximal";
+    if (rep.iterations < 0 || rep.iterations > std::max(0, set.max_iterations)) finding(fn, o.s, "report: iterations out of range");
+    if (o.s != Status::ok && o.s != Status::not_converged && rep.iterations != 0) finding(fn, o.s, "report not zero");
+    if (o.s != Status::ok) return;
+    if (!(rep.residual <= rep.tolerance)) finding(fn, o.s, "ok with a residual above its tolerance");
+    if (o.m == 0) return;
+    const Eigen::MatrixXd G = Gm(o);
+    Eigen::VectorXd g(o.m);
+    for (int i = 0; i < o.m; ++i) g[i] = o.gamma[static_cast<std::size_t>(i)];
+    const double res = max_abs((G * o.x - g).eval());
+    // the reported residual is the solver's own; recomputed here it may differ by rounding of G q̈
+    const double slack = 1e-12 * (1 + max_abs(g) + (G.cwiseAbs() * o.x.cwiseAbs()).maxCoeff());
+    if (!(res <= rep.tolerance + slack)) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "|G qdd - gamma| %.3g > tolerance %.3g + %.3g", res, rep.tolerance, slack);
+      finding(fn, o.s, "ok but G qdd != gamma", buf);
+    }
   }
 
   // ---- group 1: impulses -----------------------------------------------------------------------------

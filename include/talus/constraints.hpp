@@ -9,5 +9,6 @@
 #include <talus/solvers/workspace.hpp>
 #include <talus/solvers/kkt.hpp>
 #include <talus/solvers/forward_dynamics_constrained.hpp>
+#include <talus/solvers/forward_dynamics_proximal.hpp>
 #include <talus/solvers/impulses.hpp>
 #include <talus/solvers/inverse_dynamics_constrained.hpp>

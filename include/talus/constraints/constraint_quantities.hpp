@@ -70,6 +70,22 @@ Vector3<S> rotation_log(const Matrix3<S>& R) {
   return (theta / s2) * d;
 }
 
+/// Forward kinematics at (q, v) with q̈ = 0 (with_motion: data.v, data.a too) and the world
+/// Jacobian columns data.J: what every constraint row is computed from.
+template <class ModelT, class Q, class V>
+void kinematics_with_world_jacobian(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, bool with_motion) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  if (with_motion) kinematics_pass<2>(model, data, q, v, zero);
+  else kinematics_pass<0>(model, data, q, v, v);
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using Jt = typename Tree::template Joint<I>;
+    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+  });
+}
+
 /// Which quantities a pass computes.
 enum PassLevel : int { pass_jacobian = 1, pass_gamma = 2, pass_position_error = 4, pass_velocity_error = 8 };
 
@@ -81,17 +97,9 @@ template <class ModelT, int MR, int MC, class Q, class V>
 bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
                      int what) {
   using S = typename ModelT::Scalar;
-  using Tree = typename ModelT::Tree;
   constexpr int nv = ModelT::nv;
   const bool need_motion = (what & (pass_gamma | pass_velocity_error)) != 0;
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  if (need_motion) kinematics_pass<2>(model, data, q, v, zero);
-  else kinematics_pass<0>(model, data, q, v, v);
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using Jt = typename Tree::template Joint<I>;
-    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
-  });
+  kinematics_with_world_jacobian(model, data, q, v, need_motion);
   const int m = cs.active_rows();
   cs.G.setZero(m, nv);
   cs.gamma.setZero(m);

@@ -1,0 +1,547 @@
+#pragma once
+/// \file contact_dynamics.hpp
+/// Dynamics with unilateral contacts and Coulomb friction (the problem: contact_problem.hpp),
+/// optionally beside the bilateral constraints of a ConstraintSet, in three problems
+/// (docs/contact.md derives each):
+///
+///   forward_dynamics_contact   acceleration level (Drake's ConstraintSolver::SolveConstraintProblem):
+///       H q̈ + C = τ + Gᵀλ + Aᵀφ,   G q̈ = γ,
+///       each contact: a_n ≥ 0 ⟂ f_n ≥ 0 and, sticking, the friction polygon's
+///       complementarity (a_t along each edge + Λ ≥ 0 ⟂ β ≥ 0, μ f_n − Σβ ≥ 0 ⟂ Λ ≥ 0);
+///       sliding, f_t = −μ f_n v_t/‖v_t‖; each limit row: a ≥ 0 ⟂ f ≥ 0.
+///   impulses_contact           velocity level, an impact (Anitescu–Potra; Drake's SolveImpactProblem):
+///       H (v⁺ − v⁻) = Gᵀλ + Aᵀφ,   G v⁺ = 0,   v_n⁺ + k ≥ 0 ⟂ φ_n ≥ 0 (softened by γ), polygons.
+///   time_step_contact          one step h of the discretized problem (semi-implicit Euler):
+///       H (v⁺ − v) = h (τ − C) + Gᵀλ + Aᵀφ,   q⁺ = q ⊕ h v⁺, with each contact a spring–damper
+///       of stiffness k and damping b made rigid by complementarity (cfm, erp below).
+///
+/// Every problem eliminates the bilateral rows first, with a rank-revealing factorization
+/// (redundant bilateral rows are tolerated when consistent), and builds the LCP on the
+/// bilateral-reduced operator P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹: the unilateral rows see the robot
+/// as the bilateral constraints leave it (Drake's final code used H⁻¹ here: wrong friction
+/// when a bilateral constraint is present). The LCP is solved by Lemke's method
+/// (lcp_lemke.hpp: lexicographic, capped, every answer checked against the unregularized
+/// problem). A = the rows (n, t₁, t₂) of each contact's point Jacobian and the limit rows;
+/// φ = the packed row forces (contact frame per contact); λ = the bilateral forces (cs.lambda).
+///
+/// Status (outputs zero unless ok; the problem's failure() says why, the bilateral set's too
+/// when it refused): invalid_input (bad q, q̇, τ, h or options: ContactFailureReason),
+/// capacity_exceeded never (capacities are compile-time), singular (H not positive definite,
+/// inconsistent bilateral rows, or the LCP has no solution the method can find: a secondary
+/// ray, e.g. Painlevé's paradox), not_converged (pivot cap), overflow (a non-finite result).
+/// Nothing allocates; the work is bounded by the LCP's pivot cap.
+#include <limits>
+
+#include <talus/algorithms/crba.hpp>
+#include <talus/algorithms/rnea.hpp>
+#include <talus/algorithms/sparse_factorization.hpp>
+#include <talus/constraints/constraint_quantities.hpp>
+#include <talus/contact/contact_problem.hpp>
+#include <talus/model/configuration.hpp>
+#include <talus/solvers/lcp_lemke.hpp>
+
+namespace talus {
+
+/// Options of the contact solves.
+template <class S, int MaxLcp>
+struct ContactOptions {
+  LcpOptions<S, MaxLcp> lcp = [] {
+    LcpOptions<S, MaxLcp> o;
+    o.regularize = LcpRegularization::on_failure;  // each regularized answer re-checked (lcp_lemke.hpp)
+    return o;
+  }();
+  /// Impacts: restitution e ∈ [0, 1]: each normal row asks v_n⁺ ≥ −e v_n⁻ (k = e min(0, v_n⁻)).
+  S restitution = S(0);
+  /// Impacts: softening γ ≥ 0 added to each normal row's diagonal (s/kg·m⁻¹ scale of the Delassus operator).
+  S softening = S(0);
+  /// Time stepping: contact stiffness k (N/m) and damping b (N·s/m), k, b ≥ 0, h k + b > 0:
+  /// cfm = 1/(h k + b), erp = h k/(h k + b) (the spring–damper f = −k φ − b v_n made
+  /// implicit). The default k = ∞ is rigid: cfm = 0, erp = 1 (a penetration is removed in
+  /// one step); a finite k, b soften the contact (needed for a redundant set to have a
+  /// unique answer, and what MuJoCo's solref models).
+  S stiffness = std::numeric_limits<S>::infinity();
+  S damping = S(0);
+  /// Time stepping: a contact takes part when its gap φ ≤ margin (m; +∞: always on).
+  S margin = S(0.01);
+};
+
+/// What a contact solve did.
+template <class S>
+struct ContactReport {
+  int unknowns = 0;      ///< LCP size
+  int contacts = 0;      ///< contacts that took part
+  int sliding = 0;       ///< of which sliding (acceleration level)
+  int limit_rows = 0;    ///< limit rows that took part
+  int bilateral_rank = 0;  ///< rank of the bilateral rows (≤ their count: redundant rows tolerated)
+  LcpReport<S> lcp;      ///< pivots, attempts, residual, regularization, exit
+};
+
+namespace detail {
+
+struct NoBilateral {};
+
+enum class ContactLevel { acceleration, impact, step };
+
+template <class CP>
+using ContactOptionsOf = ContactOptions<typename CP::S, CP::max_lcp>;
+
+/// Options within their documented ranges.
+template <class S, int N>
+bool contact_options_valid(const ContactOptions<S, N>& o) {
+  return o.restitution >= S(0) && o.restitution <= S(1) && o.softening >= S(0) && o.softening <= S(1e9) &&
+         o.stiffness >= S(0) && o.damping >= S(0) && o.damping <= S(1e12) && o.margin >= S(0) &&
+         !(o.stiffness != o.stiffness) && !(o.margin != o.margin);
+}
+
+/// The unilateral rows at the state of data (kinematics with q̈ = 0 and data.J already
+/// computed): A, their acceleration at q̈ = 0, their velocity, each row's gap.
+template <class ModelT, int MC, int ME, int ML, class Q, class V>
+void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Q& q, const V& v,
+                     ContactLevel level, typename ModelT::Scalar margin,
+                     Eigen::Matrix<typename ModelT::Scalar, Eigen::Dynamic, 1, 0, ContactProblem<ModelT, MC, ME, ML>::max_rows, 1>& gap) {
+  using S = typename ModelT::Scalar;
+  auto& ws = cp.ws;
+  constexpr int max_rows = ContactProblem<ModelT, MC, ME, ML>::max_rows;
+  ws.A.setZero(max_rows, ModelT::nv);
+  ws.bias.setZero(max_rows);
+  ws.row_velocity.setZero(max_rows);
+  int r = 0;
+  for (int i = 0; i < cp.size(); ++i) {
+    const auto& c = cp.contact(i);
+    ws.contact_row[i] = -1;
+    if (!c.active) continue;
+    const FrameMotion<S> fm = frame_motion(data, c.body, Transform<S>(Matrix3<S>::Identity(), c.point), true);
+    const S g = c.normal.dot(fm.p - c.anchor);
+    if (level == ContactLevel::step && !(g <= margin)) continue;
+    ws.contact_row[i] = r;
+    const Vector3<S> axes[3] = {c.normal, c.t1, c.t2};
+    for_each_supporting_dof<ModelT>(c.body, [&](int k) {
+      const Motion<S> col = data.J.col(k);
+      const Vector3<S> lin = col.template tail<3>() + col.template head<3>().cross(fm.p);
+      for (int j = 0; j < 3; ++j) ws.A(r + j, k) = axes[j].dot(lin);
+    });
+    for (int j = 0; j < 3; ++j) {
+      ws.bias(r + j) = axes[j].dot(fm.ddp);
+      ws.row_velocity(r + j) = axes[j].dot(fm.dp);
+      gap(r + j) = j == 0 ? g : S(0);
+    }
+    r += 3;
+  }
+  for (int l = 0; l < cp.limits(); ++l) {
+    const auto& L = cp.limit(l);
+    for (int side = 0; side < 2; ++side) {
+      ws.limit_row[l][side] = -1;
+      const S g = side == 0 ? S(q[L.idx_q] - L.lower) : S(L.upper - q[L.idx_q]);
+      if (!(g <= (level == ContactLevel::step ? std::max(margin, cp.limit_margin) : cp.limit_margin))) continue;
+      const S sign = side == 0 ? S(1) : S(-1);
+      ws.limit_row[l][side] = r;
+      ws.A(r, L.idx_v) = sign;
+      ws.bias(r) = S(0);
+      ws.row_velocity(r) = sign * v[L.idx_v];
+      gap(r) = g;
+      ++r;
+    }
+  }
+  ws.rows = r;
+}
+
+/// One unknown of the LCP: its velocity/acceleration row is cJᵀ (rows at `row`, `width` of
+/// them) and its force column cFᵀ the same rows.
+template <class S>
+struct LcpUnknown {
+  int row = 0, width = 1, contact = -1;
+  S cJ[3] = {S(0), S(0), S(0)}, cF[3] = {S(0), S(0), S(0)};
+  bool normal = false;
+};
+
+}  // namespace detail
+
+/// Generalized force of the last contact solve's unilateral forces, Aᵀφ (nv; N or N·m; N·s
+/// for impulses): what the contacts and limits add to τ. Zero after a failed solve.
+template <class ModelT, int MC, int ME, int ML, class Out>
+void contact_generalized_force(const ContactProblem<ModelT, MC, ME, ML>& cp, Out& tau_c) {
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus: the generalized force has nv rows (Model::TangentVector)");
+  const int m = cp.ws.rows;
+  tau_c.setZero();
+  for (int r = 0; r < m; ++r) tau_c += cp.ws.A.row(r).transpose() * cp.ws.phi(r);
+}
+
+namespace detail {
+
+/// The whole solve for one level. b is the right-hand side of the free motion: τ − C
+/// (acceleration), H v⁻ (impact), H v + h (τ − C) (step); the bilateral target g: γ, 0,
+/// −(erp/h) e. Result x: q̈ or v⁺.
+template <class ModelT, int MC, int ME, int ML, class BS, class Q, class V, class T>
+Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
+                     const Q& q, const V& v, const T& tau, typename ModelT::Scalar h, ContactLevel level,
+                     const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, ContactReport<typename ModelT::Scalar>& report,
+                     const ExternalForces<ModelT>* fext, typename ModelT::TangentVector& x) {
+  using S = typename ModelT::Scalar;
+  using CP = ContactProblem<ModelT, MC, ME, ML>;
+  constexpr int nv = ModelT::nv;
+  constexpr bool has_bilateral = !std::is_same_v<BS, NoBilateral>;
+  auto& ws = cp.ws;
+  using std::abs;
+  using std::sqrt;
+  report = ContactReport<S>{};
+  x.setZero();
+  ws.rows = 0;
+  ws.phi.setZero(0);
+  for (auto& f : cp.force_) f.setZero();
+  for (auto& s : cp.sliding_) s = false;
+  for (auto& l : cp.limit_force_) l = {S(0), S(0)};
+
+  // ---- inputs --------------------------------------------------------------------------
+  if (check_configuration(model, q) != Status::ok) return cp.fail(Status::invalid_input, ContactFailureReason::q_invalid, -1);
+  if (!(tangent_input_valid<ModelT>(v) && tangent_input_valid<ModelT>(tau)) || !contact_options_valid(opt) ||
+      (fext != nullptr && !inputs_finite(*fext)) || !(h > S(0) && h <= S(10)))
+    return cp.fail(Status::invalid_input, ContactFailureReason::input_invalid, -1);
+  if (level == ContactLevel::acceleration)
+    for (int i = 0; i < cp.size(); ++i)
+      if (cp.is_active(i) && cp.contact(i).cone != ConeModel::polygon)
+        return cp.fail(Status::invalid_input, ContactFailureReason::cone_not_supported, i);
+  // force-level spring–damper → cfm, erp (k = ∞: rigid, cfm = 0, erp = 1)
+  const bool rigid = opt.stiffness > S(1e30);
+  const S cfm = rigid ? S(0) : S(1) / (h * opt.stiffness + opt.damping);
+  const S erp = rigid ? S(1) : h * opt.stiffness * cfm;
+  if (level == ContactLevel::step && !(cfm == cfm && cfm < S(1e12) && erp == erp))
+    return cp.fail(Status::invalid_input, ContactFailureReason::input_invalid, -1);
+
+  // ---- kinematics, bilateral rows, unilateral rows, H and C ----------------------------
+  int mb = 0;
+  if constexpr (has_bilateral) {
+    Status s = check_constraint_inputs(model, *bil, q, v);
+    if (s == Status::ok && !constraint_pass(model, data, *bil, q, v, pass_jacobian | pass_gamma | pass_position_error | pass_velocity_error))
+      s = Status::invalid_input;
+    if (s != Status::ok) {
+      zero_constraint_results(*bil);
+      return cp.fail(s, ContactFailureReason::bilateral_failed, -1);
+    }
+    mb = bil->active_rows();
+  } else {
+    kinematics_with_world_jacobian(model, data, q, v, true);
+  }
+  typename CP::Workspace::RowsVector gap;
+  gap.setZero(CP::max_rows);
+  unilateral_rows(data, cp, q, v, level, opt.margin, gap);
+  const int m = ws.rows;
+  typename ModelT::TangentVector C = ModelT::TangentVector::Zero();
+  Status s = crba(model, data, q);
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, C) : rnea(model, data, q, v, zero, C);
+  if (s == Status::ok) s = factorize_ltl(model, data);
+  if (s != Status::ok) return cp.fail(Status::singular, ContactFailureReason::singular, -1);
+
+  // free motion x0 = H⁻¹ b
+  typename ModelT::TangentVector b = tau - C;
+  if (level == ContactLevel::impact) b = data.H * v;
+  if (level == ContactLevel::step) b = data.H * v + h * (tau - C);
+  ws.x0 = b;
+  solve_lt_unchecked(data, ws.x0);
+  solve_l_unchecked(data, ws.x0);
+  ws.xb = ws.x0;
+
+  // ---- bilateral elimination (rank-revealing) -----------------------------------------
+  ws.PAt.resize(nv, m);
+  for (int r = 0; r < m; ++r) ws.PAt.col(r) = ws.A.row(r).transpose();
+  solve_lt_unchecked(data, ws.PAt);
+  solve_l_unchecked(data, ws.PAt);  // H⁻¹ Aᵀ
+  if constexpr (has_bilateral) {
+    if (mb > 0) {
+      auto& bw = bil->ws;
+      bw.Z = bil->G.transpose();
+      solve_lt_unchecked(data, bw.Z);
+      solve_l_unchecked(data, bw.Z);  // H⁻¹ Gᵀ
+      bw.Y.noalias() = bil->G.lazyProduct(bw.Z);
+      bw.Y_qr.setThreshold(std::max(bw.pivot_tolerance, S(16) * Eigen::NumTraits<S>::epsilon()));
+      bw.Y_qr.compute(bw.Y);
+      report.bilateral_rank = static_cast<int>(bw.Y_qr.rank());
+      if (bw.Y_qr.max_pivot == S(0)) report.bilateral_rank = 0;
+      // target: γ (acceleration), 0 (impact), −(erp/h) e (step)
+      typename BS::RowVector g = bil->gamma;
+      if (level == ContactLevel::impact) g.setZero(mb);
+      if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
+      bw.r = g - bil->G * ws.x0;
+      bw.Y_qr.solve_in_place(bw.r);
+      ws.xb = ws.x0 + bw.Z * bw.r;
+      // consistency: G x_b must meet the target (a redundant but inconsistent set cannot)
+      const S res = (bil->G * ws.xb - g).cwiseAbs().maxCoeff();
+      const S scale = S(1) + g.cwiseAbs().maxCoeff() + bil->G.cwiseAbs().maxCoeff() * ws.xb.cwiseAbs().maxCoeff();
+      if (!(res <= sqrt(Eigen::NumTraits<S>::epsilon()) * scale)) {
+        zero_constraint_results(*bil);
+        return cp.fail(Status::singular, ContactFailureReason::bilateral_inconsistent, -1);
+      }
+      // P Aᵀ = H⁻¹Aᵀ − H⁻¹Gᵀ Y⁺ G H⁻¹Aᵀ, column by column (no GEMM kernel)
+      for (int r = 0; r < m; ++r) {
+        bw.r = bil->G * ws.PAt.col(r);
+        bw.Y_qr.solve_in_place(bw.r);
+        ws.PAt.col(r) -= bw.Z * bw.r;
+      }
+    }
+  }
+  ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
+  // rows' free acceleration (or velocity): A x_b + bias (acceleration level only)
+  ws.free.resize(m);
+  for (int r = 0; r < m; ++r) ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0));
+
+  // ---- unknowns: f_n and β per contact, f per limit row, then Λ per sticking contact ----
+  constexpr int max_lcp = CP::max_lcp;
+  LcpUnknown<S> u[max_lcp];
+  int lambda_of[MC];  // LCP index of each contact's Λ, −1 without one
+  for (int& l : lambda_of) l = -1;
+  int n = 0;
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const auto& c = cp.contact(i);
+    report.contacts += 1;
+    bool slide = false;
+    Vector3<S> sdir = Vector3<S>::Zero();  // sliding direction in (n, t₁, t₂) coefficients
+    if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
+      const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2);
+      const S speed = sqrt(vt1 * vt1 + vt2 * vt2);
+      slide = c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed;
+      if (slide) sdir << S(0), vt1 / speed, vt2 / speed;
+    }
+    cp.sliding_[i] = slide;
+    report.sliding += slide;
+    LcpUnknown<S>& un = u[n++];
+    un.row = r;
+    un.width = 3;
+    un.contact = i;
+    un.normal = true;
+    un.cJ[0] = S(1);
+    un.cF[0] = S(1);
+    if (slide) {
+      un.cF[1] = -c.mu * sdir[1];
+      un.cF[2] = -c.mu * sdir[2];
+      continue;
+    }
+    if (c.mu == S(0)) continue;  // frictionless: the normal alone
+    constexpr S two_pi = S(6.283185307179586476925286766559);
+    for (int j = 0; j < c.edges; ++j) {
+      using std::cos;
+      using std::sin;
+      const S th = two_pi * S(j) / S(c.edges);
+      LcpUnknown<S>& ub = u[n++];
+      ub.row = r;
+      ub.width = 3;
+      ub.contact = i;
+      ub.cJ[1] = ub.cF[1] = cos(th);
+      ub.cJ[2] = ub.cF[2] = sin(th);
+    }
+    lambda_of[i] = 0;  // placed below
+  }
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side) {
+      const int r = ws.limit_row[l][side];
+      if (r < 0) continue;
+      LcpUnknown<S>& ul = u[n++];
+      ul.row = r;
+      ul.width = 1;
+      ul.cJ[0] = ul.cF[0] = S(1);
+      report.limit_rows += 1;
+    }
+  const int n_forces = n;
+  for (int i = 0; i < cp.size(); ++i)
+    if (lambda_of[i] == 0) lambda_of[i] = n++;
+  report.unknowns = n;
+
+  ws.M.setZero(n, n);
+  ws.q.setZero(n);
+  for (int a = 0; a < n_forces; ++a) {
+    const LcpUnknown<S>& ua = u[a];
+    for (int bb = 0; bb < n_forces; ++bb) {
+      const LcpUnknown<S>& ub = u[bb];
+      S sum = S(0);
+      for (int i = 0; i < ua.width; ++i) {
+        if (ua.cJ[i] == S(0)) continue;
+        for (int j = 0; j < ub.width; ++j) sum += ua.cJ[i] * ws.D(ua.row + i, ub.row + j) * ub.cF[j];
+      }
+      ws.M(a, bb) = sum;
+    }
+    S qa = S(0);
+    for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
+    if (level != ContactLevel::acceleration && ua.normal) {
+      const S vn = ws.row_velocity(ua.row);
+      if (level == ContactLevel::impact) {
+        qa += opt.restitution * std::min(S(0), vn);
+        ws.M(a, a) += opt.softening;
+      } else {  // step: v_n⁺ + (cfm/h) p_n + k ≥ 0, k = φ/h apart (close the gap exactly), erp φ/h penetrating
+        const S g = gap(ua.row);
+        qa += g > S(0) ? g / h : erp * g / h;
+        ws.M(a, a) += cfm / h;
+      }
+    }
+    if (level == ContactLevel::step && ua.contact < 0) {  // a limit row, penetrating: the same erp
+      const S g = gap(ua.row);
+      qa += g > S(0) ? g / h : erp * g / h;
+    }
+    ws.q(a) = qa;
+    if (ua.contact >= 0 && !ua.normal) ws.M(a, lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
+  }
+  for (int a = 0; a < n_forces; ++a) {  // μ f_n − Σβ ≥ 0
+    const LcpUnknown<S>& ua = u[a];
+    if (ua.contact < 0 || lambda_of[ua.contact] < 0) continue;
+    ws.M(lambda_of[ua.contact], a) = ua.normal ? cp.contact(ua.contact).mu : S(-1);
+  }
+
+  // ---- solve and recover ---------------------------------------------------------------
+  s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+  if (s != Status::ok) {
+    if constexpr (has_bilateral) zero_constraint_results(*bil);
+    ws.rows = 0;
+    return cp.fail(s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed, -1);
+  }
+  ws.phi.setZero(m);
+  for (int a = 0; a < n_forces; ++a)
+    for (int i = 0; i < u[a].width; ++i) ws.phi(u[a].row + i) += u[a].cF[i] * ws.z(a);
+  x = ws.xb;
+  for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
+  if constexpr (has_bilateral) {
+    if (mb > 0) {  // λ = Y⁺ (g − G H⁻¹(b + Aᵀφ))
+      auto& bw = bil->ws;
+      ws.t = b;
+      for (int r = 0; r < m; ++r) ws.t += ws.A.row(r).transpose() * ws.phi(r);
+      solve_lt_unchecked(data, ws.t);
+      solve_l_unchecked(data, ws.t);
+      typename BS::RowVector g = bil->gamma;
+      if (level == ContactLevel::impact) g.setZero(mb);
+      if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
+      bil->lambda = g - bil->G * ws.t;
+      bw.Y_qr.solve_in_place(bil->lambda);
+    } else {
+      bil->lambda.setZero(0);
+    }
+  }
+  for (int i = 0; i < cp.size(); ++i)
+    if (ws.contact_row[i] >= 0) cp.force_[i] = ws.phi.template segment<3>(ws.contact_row[i]);
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side)
+      if (ws.limit_row[l][side] >= 0) cp.limit_force_[l][side] = ws.phi(ws.limit_row[l][side]);
+  bool finite = all_finite(x) && all_finite(ws.phi);
+  if constexpr (has_bilateral) finite = finite && all_finite(bil->lambda);
+  if (!finite) {
+    x.setZero();
+    ws.rows = 0;
+    for (auto& f : cp.force_) f.setZero();
+    for (auto& l : cp.limit_force_) l = {S(0), S(0)};
+    if constexpr (has_bilateral) zero_constraint_results(*bil);
+    return cp.fail(Status::overflow, ContactFailureReason::overflow, -1);
+  }
+  if constexpr (has_bilateral) (void)bil->succeed();
+  return cp.succeed();
+}
+
+template <class ModelT, class Out>
+Status contact_output(Status s, const typename ModelT::TangentVector& x, Out& out) {
+  static_assert(holds_size<Out, ModelT::nv>(), "talus: q̈ and v⁺ of a contact solve have nv rows (Model::TangentVector)");
+  if (s == Status::ok) out = x;
+  else out.setZero();
+  return s;
+}
+
+}  // namespace detail
+
+/// Acceleration level with the bilateral constraints of `cs` (λ to cs.lambda): q̈ and the
+/// contact forces (cp.force / world_force, N), the limit forces (cp.limit_force).
+template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class Out>
+Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                                ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
+                                const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                                ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x;
+  const Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, typename ModelT::Scalar(1),
+                                         detail::ContactLevel::acceleration, options, report, fext, x);
+  return detail::contact_output<ModelT>(s, x, ddq);
+}
+/// Acceleration level without bilateral constraints.
+template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class Out>
+Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                                ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x;
+  detail::NoBilateral* none = nullptr;
+  const Status s = detail::contact_solve(model, data, cp, none, q, v, tau, typename ModelT::Scalar(1),
+                                         detail::ContactLevel::acceleration, options, report, fext, x);
+  return detail::contact_output<ModelT>(s, x, ddq);
+}
+
+/// Impact at velocity level: v⁺ from v⁻ (impulses: cp.force, N·s; bilateral impulses: cs.lambda).
+template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class Out>
+Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                        ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
+                        const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                        ContactReport<typename ModelT::Scalar>& report) {
+  typename ModelT::TangentVector x;
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  const Status s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, typename ModelT::Scalar(1),
+                                         detail::ContactLevel::impact, options, report, nullptr, x);
+  return detail::contact_output<ModelT>(s, x, v_plus);
+}
+template <class ModelT, int MC, int ME, int ML, class Q, class V, class Out>
+Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                        const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                        ContactReport<typename ModelT::Scalar>& report) {
+  typename ModelT::TangentVector x;
+  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+  detail::NoBilateral* none = nullptr;
+  const Status s = detail::contact_solve(model, data, cp, none, q, v_minus, zero, typename ModelT::Scalar(1),
+                                         detail::ContactLevel::impact, options, report, nullptr, x);
+  return detail::contact_output<ModelT>(s, x, v_plus);
+}
+
+namespace detail {
+template <class ModelT, class Q, class QOut, class VOut>
+Status finish_step(Status s, const ModelT& model, const Q& q, typename ModelT::TangentVector& v_next,
+                   typename ModelT::Scalar h, QOut& q_next, VOut& v_out) {
+  static_assert(holds_size<QOut, ModelT::nq>(), "talus: q_next has nq rows (Model::ConfigVector)");
+  typename ModelT::ConfigVector qn = ModelT::ConfigVector::Zero();
+  if (s == Status::ok) {
+    const typename ModelT::TangentVector dq = h * v_next;
+    s = integrate(model, q, dq, qn);
+  }
+  if (s != Status::ok) {
+    q_next.setZero();
+    v_next.setZero();
+  } else {
+    q_next = qn;
+  }
+  return contact_output<ModelT>(s, v_next, v_out);
+}
+}  // namespace detail
+
+/// One time step h (s) of the discretized problem: (q, v) → (q_next, v_next); impulses over
+/// the step in cp.force (N·s; divide by h for the mean force). Semi-implicit Euler:
+/// v⁺ from the velocity-level LCP, q⁺ = q ⊕ h v⁺. Contacts whose gap is ≤ options.margin
+/// take part (with k = φ/h while apart, so the gap closes in exactly one step; erp φ/h while
+/// penetrating); limits within max(margin, limit_margin).
+template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class QOut, class VOut>
+Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                         ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
+                         const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, typename ModelT::Scalar h,
+                         QOut& q_next, VOut& v_next,
+                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                         ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x;
+  Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+  return detail::finish_step(s, model, q, x, h, q_next, v_next);
+}
+template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class QOut, class VOut>
+Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
+                         typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
+                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                         ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  typename ModelT::TangentVector x;
+  detail::NoBilateral* none = nullptr;
+  Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+  return detail::finish_step(s, model, q, x, h, q_next, v_next);
+}
+
+}  // namespace talus

@@ -1,0 +1,439 @@
+// forward_dynamics_proximal: the proximal (augmented-Lagrangian) constrained forward dynamics.
+// Checked against the direct KKT solve on non-redundant sets (solo12 on four feet), against
+// analytic answers and an independent minimum-norm solve (Eigen's
+// CompleteOrthogonalDecomposition) on a redundant set (a box on four corner contacts), and on a
+// duplicated contact; then the iteration cap, an inconsistent set, bad settings and inputs, and
+// the heap.
+#include <cstdio>
+#include <limits>
+
+#include <Eigen/QR>
+#include <talus/models/solo12.hpp>
+#include <talus/solvers/forward_dynamics_proximal.hpp>
+
+#include "constraints/constraint_checks.hpp"
+#include "support/alloc_trap.hpp"
+
+namespace talus_test {
+namespace {
+
+using talus::FailureReason;
+using talus::Status;
+namespace solo = talus::models::solo12;
+using M = solo::Model<double>;
+using Set = talus::ConstraintSet<M, 24, 8>;
+using Settings = talus::ProximalSettings<double>;
+using Report = talus::ProximalReport<double>;
+constexpr int kFeet[4] = {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+                          solo::frame_id("HR_FOOT")};
+const Vector3<double> kX = Vector3<double>::UnitX(), kY = Vector3<double>::UnitY(), kZ = Vector3<double>::UnitZ();
+
+// ---- a box: one free-flyer body, no frames ----------------------------------------------------------
+using BoxTree = talus::Tree<talus::Body<talus::JointFreeFlyer, -1>>;
+using Box = talus::Model<double, BoxTree, 0>;
+using BoxSet = talus::ConstraintSet<Box, 12, 4>;
+constexpr double kMass = 2.0, kA = 0.4, kB = 0.3, kC = 0.2;  // kg; m along x, y, z
+
+Box make_box() {
+  Box m;
+  m.body_name = {"box"};
+  m.joint_name = {"root"};
+  const Vector3<double> I(kMass * (kB * kB + kC * kC) / 12, kMass * (kA * kA + kC * kC) / 12,
+                          kMass * (kA * kA + kB * kB) / 12);
+  m.inertia[0] = Inertia<double>(kMass, Vector3<double>::Zero(), I.asDiagonal());
+  return m;
+}
+/// The four bottom corners, each a point contact with the world axes z, x, y.
+std::unique_ptr<BoxSet> box_on_corners(const Box& model) {
+  auto cs = std::make_unique<BoxSet>();
+  for (double sx : {-1.0, 1.0})
+    for (double sy : {-1.0, 1.0})
+      EXPECT_EQ(cs->add_contact(0, Vector3<double>(sx * kA / 2, sy * kB / 2, -kC / 2), {kZ, kX, kY}), Status::ok);
+  EXPECT_EQ(cs->bind(model), Status::ok);
+  return cs;
+}
+/// Resting on the ground: bottom face at z = 0, rotated by `yaw` about z.
+Box::ConfigVector box_at_rest(double yaw = 0.0) {
+  Box::ConfigVector q;
+  q << 0.1, -0.2, kC / 2, std::cos(yaw / 2), 0, 0, std::sin(yaw / 2);
+  return q;
+}
+
+/// Minimum-norm λ with Gᵀ λ = H q̈ + C − τ (the only λ the equations determine), from a
+/// complete orthogonal decomposition of Gᵀ: independent of D = G H⁻¹ Gᵀ and of the iteration.
+template <class ModelT, int MR, int MC, class X, class T>
+Eigen::VectorXd min_norm_lambda(const talus::Data<ModelT>& data, const talus::ConstraintSet<ModelT, MR, MC>& cs,
+                                const X& ddq, const T& tau) {
+  const Eigen::MatrixXd Gt = Eigen::MatrixXd(cs.G).transpose();
+  const Eigen::VectorXd f = data.H * ddq + cs.C - tau;
+  Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod(Gt);
+  return cod.solve(f);
+}
+
+// 1. Non-redundant: solo12 on four feet (3 axes each): the direct method's q̈ and λ.
+TEST(ConsistencyProximal, Solo12FourFeetMatchesDirect) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  auto cs = std::make_unique<Set>();
+  for (int f : kFeet) ASSERT_EQ(cs->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  talus::Random rng(31);
+  int max_it = 0;
+  double max_res = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto s = random_state(model, rng);
+    ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, s.q), Status::ok);
+    M::TangentVector ddq_ref, ddq;
+    ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref), Status::ok);
+    const Eigen::VectorXd lambda_ref = cs->lambda;
+    Report rep;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
+    EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9);
+    EXPECT_LE(rel_err(cs->lambda, lambda_ref), 1e-9);
+    EXPECT_GE(rep.iterations, 1);
+    EXPECT_LE(rep.residual, rep.tolerance);
+    EXPECT_LE((cs->G * ddq - cs->gamma).cwiseAbs().maxCoeff(), rep.tolerance * (1 + 1e-12));
+    EXPECT_EQ(cs->failure().status, Status::ok);
+    max_it = std::max(max_it, rep.iterations);
+    max_res = std::max(max_res, rep.residual);
+  }
+  std::printf("solo12, 4 feet x 3 axes, 20 random states: at most %d iterations, residual <= %.3g\n", max_it, max_res);
+  // with external forces: the same as the direct method with the same forces
+  const auto s = random_state(model, rng);
+  talus::ExternalForces<M> fext;
+  for (auto& f : fext) f = talus::Force<double>::Random();
+  M::TangentVector ddq_ref, ddq;
+  ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref, talus::KKTMethod::partial_piv_lu,
+                                           &fext),
+            Status::ok);
+  const Eigen::VectorXd lambda_ref = cs->lambda;
+  Report rep;
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext), Status::ok);
+  EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9);
+  EXPECT_LE(rel_err(cs->lambda, lambda_ref), 1e-9);
+  // a subset of feet active (set_active): still the direct answer, λ sized to the active rows
+  ASSERT_EQ(cs->set_active(1, false), Status::ok);
+  ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref), Status::ok);
+  const Eigen::VectorXd lambda3 = cs->lambda;
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
+  EXPECT_EQ(cs->lambda.size(), 9);
+  EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9);
+  EXPECT_LE(rel_err(cs->lambda, lambda3), 1e-9);
+}
+
+// No active rows: q̈ = ABA's, zero iterations.
+TEST(ConsistencyProximal, NoActiveRowsIsUnconstrained) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  auto cs = std::make_unique<Set>();
+  ASSERT_EQ(cs->add_contact(model, kFeet[0], {kZ}), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  ASSERT_EQ(cs->set_active(0, false), Status::ok);
+  talus::Random rng(2);
+  const auto s = random_state(model, rng);
+  M::TangentVector ddq, ddq_aba;
+  Report rep;
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
+  ASSERT_EQ(talus::aba(model, *data, s.q, s.v, s.tau, ddq_aba), Status::ok);
+  EXPECT_LE(rel_err(ddq, ddq_aba), 1e-10);
+  EXPECT_EQ(rep.iterations, 0);
+  EXPECT_EQ(cs->lambda.size(), 0);
+}
+
+// 2. Redundant: the box at rest on four corners (12 rows, rank 6).
+TEST(ConsistencyProximal, BoxOnFourCornersIsAtRestWithMinimumNormForces) {
+  const Box model = make_box();
+  ASSERT_EQ(talus::check_model(model), Status::ok);
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest();
+  const Box::TangentVector v = Box::TangentVector::Zero(), tau = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Box::TangentVector ddq = Box::TangentVector::Constant(7.0);
+  EXPECT_EQ(talus::forward_dynamics_direct(model, *data, *cs, q, v, tau, ddq), Status::singular);
+  EXPECT_EQ(talus::forward_dynamics_range_space(model, *data, *cs, q, v, tau, ddq), Status::singular);
+  EXPECT_EQ(ddq, Box::TangentVector::Zero());
+  Report rep;
+  ddq.setConstant(7.0);
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, v, tau, ddq, Settings{}, rep), Status::ok);
+  std::printf("box on 4 corners (12 rows, rank 6): %d iterations, residual %.3g, last step %.3g N\n", rep.iterations,
+              rep.residual, rep.lambda_step);
+  EXPECT_LE(rep.iterations, 3);
+  EXPECT_LE(rep.residual, 1e-10);
+  EXPECT_LE(ddq.cwiseAbs().maxCoeff(), 1e-12) << "at rest (analytic)";
+  const double mg = kMass * 9.81;
+  double fz = 0;
+  for (int c = 0; c < 4; ++c) {
+    Vector3<double> f;
+    ASSERT_EQ(cs->contact_force(c, f), Status::ok);
+    fz += f.z();
+    // the minimum-norm split of the weight over four symmetric corners: m g / 4 each, no friction
+    EXPECT_NEAR(f.z(), mg / 4, 1e-6 * mg);
+    EXPECT_NEAR(f.x(), 0.0, 1e-6 * mg);
+    EXPECT_NEAR(f.y(), 0.0, 1e-6 * mg);
+  }
+  EXPECT_NEAR(fz, mg, 1e-9 * mg) << "total normal force = m g (analytic)";
+  const Eigen::VectorXd lmin = min_norm_lambda(*data, *cs, ddq, tau);
+  EXPECT_LE(rel_err(cs->lambda, lmin), 1e-7) << "minimum-norm lambda\n" << cs->lambda.transpose() << "\n" << lmin.transpose();
+  std::printf("box: |lambda - lambda_min_norm| = %.3g N\n", (Eigen::VectorXd(cs->lambda) - lmin).cwiseAbs().maxCoeff());
+}
+
+// The box at rest in any yaw, pushed by any wrench τ on its base (v = 0): G has full column
+// rank, so q̈ = 0, and λ is the minimum-norm λ with Gᵀ λ = C − τ.
+TEST(ConsistencyProximal, BoxUnderRandomWrenchesStaysAtRest) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  talus::Random rng(8);
+  int max_it = 0;
+  double max_res = 0, max_lerr = 0;
+  for (int i = 0; i < 20; ++i) {
+    const Box::ConfigVector q = box_at_rest(rng.uniform(-3, 3));
+    const Box::TangentVector v = Box::TangentVector::Zero();
+    Box::TangentVector tau;
+    for (int k = 0; k < 6; ++k) tau[k] = rng.uniform(-20, 20);
+    ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+    Box::TangentVector ddq;
+    Report rep;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, v, tau, ddq, Settings{}, rep), Status::ok);
+    EXPECT_LE(ddq.cwiseAbs().maxCoeff(), 1e-12);
+    const Eigen::VectorXd lmin = min_norm_lambda(*data, *cs, ddq, tau);
+    EXPECT_LE(rel_err(cs->lambda, lmin), 1e-7);
+    // the equations of motion hold with this λ
+    EXPECT_LE((data->H * ddq + cs->C - tau - cs->G.transpose() * cs->lambda).cwiseAbs().maxCoeff(), 1e-9);
+    max_it = std::max(max_it, rep.iterations);
+    max_res = std::max(max_res, rep.residual);
+    max_lerr = std::max(max_lerr, rel_err(cs->lambda, lmin));
+  }
+  std::printf("box, random yaw and wrench: at most %d iterations, residual <= %.3g, lambda vs min-norm <= %.3g\n",
+              max_it, max_res, max_lerr);
+}
+
+// A foot added twice: the same q̈ as with it once, its force split equally between the copies.
+TEST(ConsistencyProximal, DuplicatedFootSplitsItsForceEqually) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  auto once = std::make_unique<Set>(), twice = std::make_unique<Set>();
+  for (int f : kFeet) {
+    ASSERT_EQ(once->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+    ASSERT_EQ(twice->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+  }
+  ASSERT_EQ(twice->add_contact(model, kFeet[0], {kZ, kX, kY}), Status::ok);  // rows 12..14 repeat rows 0..2
+  ASSERT_EQ(once->bind(model), Status::ok);
+  ASSERT_EQ(twice->bind(model), Status::ok);
+  talus::Random rng(17);
+  int max_it = 0;
+  double max_res = 0, max_bound = 0;
+  for (int i = 0; i < 20; ++i) {
+    const auto s = random_state(model, rng);
+    M::TangentVector ddq1, ddq2;
+    ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *once, s.q, s.v, s.tau, ddq1), Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_direct(model, *data, *twice, s.q, s.v, s.tau, ddq2), Status::singular);
+    EXPECT_EQ(twice->failure().reason, FailureReason::singular);
+    Report rep;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *twice, s.q, s.v, s.tau, ddq2, Settings{}, rep), Status::ok);
+    EXPECT_EQ(twice->failure().status, Status::ok);
+    EXPECT_LE(rel_err(ddq2, ddq1), 1e-9);
+    const Eigen::VectorXd l1 = once->lambda, l2 = twice->lambda;
+    ASSERT_EQ(l2.size(), 15);
+    // The split between the copies lies in the null space of D = G H⁻¹ Gᵀ, which q̈ does not see:
+    // the header documents its rounding error as ~ eps·‖D‖/μ relative to ‖λ‖ (solo12's light legs
+    // make ‖D‖ ~ 1e2 /kg, so ~ 1e-6 with μ = 1e-8); held to 10× that bound.
+    const Eigen::MatrixXd Gd = twice->G;
+    const double normD = (Gd * Eigen::MatrixXd(data->H).ldlt().solve(Gd.transpose())).norm();
+    const double bound = 10 * std::numeric_limits<double>::epsilon() * normD / Settings{}.mu;
+    const double scale = std::max(1.0, l1.cwiseAbs().maxCoeff());
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(l2[k], l1[k] / 2, bound * scale) << "copy 1, axis " << k;
+      EXPECT_NEAR(l2[12 + k], l1[k] / 2, bound * scale) << "copy 2, axis " << k;
+      EXPECT_NEAR(l2[k] + l2[12 + k], l1[k], 1e-9 * scale) << "their sum, axis " << k;
+    }
+    max_bound = std::max(max_bound, bound);
+    EXPECT_LE(rel_err(l2.segment(3, 9), l1.segment(3, 9)), 1e-9) << "the other feet";
+    max_it = std::max(max_it, rep.iterations);
+    max_res = std::max(max_res, rep.residual);
+  }
+  std::printf("solo12, FL foot twice (15 rows, rank 12): at most %d iterations, residual <= %.3g, split held to %.3g\n",
+              max_it, max_res, max_bound);
+}
+
+// 3. The cap: one iteration with a tolerance it cannot reach.
+TEST(ConsistencyProximal, CapReachedIsNotConvergedWithZeroOutputs) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest(0.3);
+  const Box::TangentVector zero = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Settings st;
+  st.max_iterations = 1;
+  st.absolute_accuracy = 1e-300;
+  st.relative_accuracy = 0;
+  Box::TangentVector ddq = Box::TangentVector::Constant(3.0);
+  cs->lambda.setConstant(12, 5.0);
+  Report rep;
+  EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, zero, zero, ddq, st, rep), Status::not_converged);
+  EXPECT_EQ(ddq, Box::TangentVector::Zero());
+  EXPECT_EQ(cs->lambda.size(), 12);
+  EXPECT_TRUE(cs->lambda.isZero(0.0));
+  EXPECT_EQ(cs->failure().status, Status::not_converged);
+  EXPECT_EQ(cs->failure().reason, FailureReason::not_converged);
+  EXPECT_EQ(rep.iterations, 1);
+  EXPECT_GT(rep.residual, st.absolute_accuracy);
+  EXPECT_GT(rep.lambda_step, 1.0) << "the first step is the whole force, ~ m g / 4";
+  std::printf("box, max_iterations = 1: not_converged, residual %.3g after 1 iteration\n", rep.residual);
+  // one more iteration is enough for the default tolerance
+  st = Settings{};
+  st.max_iterations = 2;
+  EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, zero, zero, ddq, st, rep), Status::ok);
+  EXPECT_EQ(rep.iterations, 2);
+}
+
+// An inconsistent set: the box spinning (ω ≠ 0) while its four corners must not accelerate —
+// no rigid motion gives all four corners the required accelerations.
+TEST(ConsistencyProximal, InconsistentSetIsNotConverged) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Box::TangentVector v = Box::TangentVector::Zero(), ddq;
+  v[0] = 2.0;  // ω about x (body frame, [ω; v])
+  v[2] = 1.0;
+  Report rep;
+  EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, v, Box::TangentVector::Zero(), ddq, Settings{}, rep),
+            Status::not_converged);
+  EXPECT_EQ(ddq, Box::TangentVector::Zero());
+  EXPECT_TRUE(cs->lambda.isZero(0.0));
+  EXPECT_EQ(rep.iterations, Settings{}.max_iterations);
+  // the residual stays at the distance of γ from the range of G
+  const Eigen::MatrixXd G = cs->G;
+  const Eigen::VectorXd gamma = cs->gamma;
+  const Eigen::VectorXd gproj = G * Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(G).solve(gamma);
+  const double dist = (gamma - gproj).cwiseAbs().maxCoeff();
+  EXPECT_GT(dist, 0.1);
+  EXPECT_GT(rep.residual, 0.1 * dist);
+  std::printf("box spinning: not_converged, residual %.3g (distance of gamma from range(G): %.3g)\n", rep.residual, dist);
+}
+
+// 4. Bad settings and bad inputs: invalid_input, zero outputs, zero report.
+TEST(ConsistencyProximal, BadSettingsAndInputsAreInvalid) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  auto cs = std::make_unique<Set>();
+  for (int f : kFeet) ASSERT_EQ(cs->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  talus::Random rng(4);
+  const auto s = random_state(model, rng);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  std::vector<Settings> bad;
+  for (double mu : {0.0, -1e-8, nan, inf}) {
+    Settings st;
+    st.mu = mu;
+    bad.push_back(st);
+  }
+  for (int it : {0, -1, std::numeric_limits<int>::min()}) {
+    Settings st;
+    st.max_iterations = it;
+    bad.push_back(st);
+  }
+  for (double acc : {-1e-10, nan, inf}) {
+    Settings st;
+    st.absolute_accuracy = acc;
+    bad.push_back(st);
+    st = Settings{};
+    st.relative_accuracy = acc;
+    bad.push_back(st);
+  }
+  const auto expect_invalid = [&](const char* what, Status got, const M::TangentVector& ddq, const Report& rep) {
+    EXPECT_EQ(got, Status::invalid_input) << what;
+    EXPECT_EQ(ddq, M::TangentVector::Zero()) << what;
+    EXPECT_TRUE(cs->lambda.isZero(0.0)) << what;
+    EXPECT_EQ(rep.iterations, 0) << what;
+    EXPECT_EQ(rep.residual, 0.0) << what;
+    EXPECT_EQ(cs->failure().status, Status::invalid_input) << what;
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    M::TangentVector ddq = M::TangentVector::Constant(1.0);
+    Report rep;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
+    rep.iterations = 99;
+    rep.residual = 1;
+    expect_invalid("bad settings", talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad[i], rep),
+                   ddq, rep);
+    EXPECT_EQ(cs->failure().reason, FailureReason::input_invalid) << i;
+  }
+  {  // NaN τ, NaN q, unnormalised quaternion, NaN external force
+    M::TangentVector ddq, tau = s.tau;
+    Report rep;
+    tau[7] = nan;
+    expect_invalid("NaN tau", talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, tau, ddq, Settings{}, rep),
+                   ddq, rep);
+    M::ConfigVector q = s.q;
+    q[0] = nan;
+    expect_invalid("NaN q", talus::forward_dynamics_proximal(model, *data, *cs, q, s.v, s.tau, ddq, Settings{}, rep),
+                   ddq, rep);
+    EXPECT_EQ(cs->failure().reason, FailureReason::q_invalid);
+    q = s.q;
+    q[3] = 2.0;
+    expect_invalid("quaternion", talus::forward_dynamics_proximal(model, *data, *cs, q, s.v, s.tau, ddq, Settings{}, rep),
+                   ddq, rep);
+    talus::ExternalForces<M> fext;
+    for (auto& f : fext) f.setZero();
+    fext[3][1] = inf;
+    expect_invalid("fext", talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
+                   ddq, rep);
+  }
+  {  // a set that is not bound
+    auto unbound = std::make_unique<Set>();
+    ASSERT_EQ(unbound->add_contact(model, kFeet[0], {kZ}), Status::ok);
+    M::TangentVector ddq = M::TangentVector::Constant(1.0);
+    Report rep;
+    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *unbound, s.q, s.v, s.tau, ddq, Settings{}, rep),
+              Status::invalid_input);
+    EXPECT_EQ(unbound->failure().reason, FailureReason::set_not_bound);
+    EXPECT_EQ(ddq, M::TangentVector::Zero());
+  }
+}
+
+// 5. No heap inside the solve (non-redundant, redundant, not converged, invalid).
+TEST(AllocProximal, SolveDoesNotAllocate) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  auto cs = std::make_unique<Set>();
+  for (int f : kFeet) ASSERT_EQ(cs->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->add_contact(model, kFeet[0], {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  const Box box = make_box();
+  auto bdata = std::make_unique<talus::Data<Box>>();
+  auto bcs = box_on_corners(box);
+  const Box::ConfigVector bq = box_at_rest(0.2);
+  const Box::TangentVector bzero = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::anchor_contacts(box, *bdata, *bcs, bq), Status::ok);
+  talus::Random rng(23);
+  const auto s = random_state(model, rng);
+  talus::ExternalForces<M> fext;
+  for (auto& f : fext) f = talus::Force<double>::Constant(0.5);
+  M::TangentVector ddq;
+  Box::TangentVector bddq;
+  Report rep;
+  Settings capped;
+  capped.max_iterations = 1;
+  capped.absolute_accuracy = 0;
+  capped.relative_accuracy = 0;
+  Settings bad;
+  bad.mu = -1;
+  const std::size_t calls = heap_calls([&] {
+    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
+              Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_proximal(box, *bdata, *bcs, bq, bzero, bzero, bddq, Settings{}, rep), Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_proximal(box, *bdata, *bcs, bq, bzero, bzero, bddq, capped, rep),
+              Status::not_converged);
+    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep), Status::invalid_input);
+  });
+  EXPECT_EQ(calls, 0u);
+}
+
+}  // namespace
+}  // namespace talus_test
