@@ -412,7 +412,8 @@ struct Constraints {
       in.prox.max_iterations = static_cast<int>(r.byte()) - 8;
     }
     constexpr int methods = 5;
-    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, prox; talus::ProximalReport<double> rep; };
+    // the proximal report's fields one by one: a struct copy may carry its padding's bits
+    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, prox; int rep_iterations; double rep_residual, rep_step, rep_tolerance; };
     auto o = std::make_unique<Out>();
     twice("forward dynamics", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -431,8 +432,13 @@ struct Constraints {
       // Kokkevis leaves no H: the reference system for its equations comes from range space
       out.kok.H = out.range.H;
       out.kok.C = out.range.C;
-      s = talus::forward_dynamics_proximal(model, d, cs, in.q, in.v, in.tau, x, in.prox, out.rep, f);
+      talus::ProximalReport<double> rep;
+      s = talus::forward_dynamics_proximal(model, d, cs, in.q, in.v, in.tau, x, in.prox, rep, f);
       record(out.prox, s, x, d, cs);
+      out.rep_iterations = rep.iterations;
+      out.rep_residual = rep.residual;
+      out.rep_step = rep.lambda_step;
+      out.rep_tolerance = rep.tolerance;
       out.bad = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x, static_cast<talus::KKTMethod>(in.bad_method), f);
     });
     if (o->bad == Status::ok) finding("forward_dynamics_direct", o->bad, "ok with a KKTMethod outside the enumerators");
@@ -451,7 +457,12 @@ struct Constraints {
     check_solve_output("forward_dynamics_kokkevis", o->kok);
     if (o->range.s == Status::ok) check_forward_equations("forward_dynamics_kokkevis", o->kok, in.tau);
     check_solve_output("forward_dynamics_proximal", o->prox);
-    check_proximal(o->prox, o->rep, in.prox);
+    talus::ProximalReport<double> rep;
+    rep.iterations = o->rep_iterations;
+    rep.residual = o->rep_residual;
+    rep.lambda_step = o->rep_step;
+    rep.tolerance = o->rep_tolerance;
+    check_proximal(o->prox, rep, in.prox);
     // reference: a rank-revealing direct method
     for (int k : {2, 1, 0}) if (!ref && o->direct[k].s == Status::ok) ref = &o->direct[k];
     if (!ref) return;

@@ -26,7 +26,7 @@ constexpr int MaxC = 4;
 // Distances in the (normal, ‖tangent‖) half-plane (both cones are round): K = {t ≤ μ n},
 // K* = {μ t ≤ n}. Written independently of the header's projection.
 double cone_distance(double m, double n, double t) {
-  if (t <= m * n) return 0.0;                              // inside
+  if (t <= m * n && n >= 0) return 0.0;                   // inside (μ = 0: the ray n ≥ 0)
   if (m * t <= -n) return std::sqrt(n * n + t * t);        // nearest point: the apex
   return (t - m * n) / std::sqrt(1 + m * m);               // nearest point on the edge
 }

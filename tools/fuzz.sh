@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz campaign with clang + libFuzzer (fuzz/README.md).
 #
-#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|all] [seconds-per-target]
+#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|all] [seconds-per-target]
 #
 # Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
 # asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
@@ -17,7 +17,7 @@ what=${1:-all}
 secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
-all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp)
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact)
 if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
 
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \

@@ -175,7 +175,7 @@ template <class S, class V>
 void cone_project(S mu, V& v, int k) {
   using std::sqrt;
   const S n = v.coeff(k), t = sqrt(v.coeff(k + 1) * v.coeff(k + 1) + v.coeff(k + 2) * v.coeff(k + 2));
-  if (t <= mu * n) return;  // inside (for μ = 0: t = 0 and n ≥ 0)
+  if (t <= mu * n && n >= S(0)) return;  // inside (n ≥ 0 tested too: for μ = 0, t = 0 and −0 ≤ 0·n)
   if (mu * t <= -n) {       // in the polar cone −K*: projects to the apex
     v.coeffRef(k) = v.coeffRef(k + 1) = v.coeffRef(k + 2) = S(0);
     return;

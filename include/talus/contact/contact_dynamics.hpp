@@ -42,9 +42,18 @@
 
 namespace talus {
 
+/// Which solver finds the contact forces. Each contact's cone must match (ContactProblem::set_cone).
+enum class ContactSolver : unsigned char {
+  lemke,  ///< polygonal cones: the LCP by Lemke's method (exact answer, pivot cap)
+  pgs,    ///< exact cones: projected Gauss–Seidel (cone_solvers.hpp; iteration cap, residuals)
+  admm,   ///< exact cones: ADMM (cone_solvers.hpp; iteration cap, residuals)
+};
+
 /// Options of the contact solves.
 template <class S, int MaxLcp>
 struct ContactOptions {
+  ContactSolver solver = ContactSolver::lemke;
+  ConeSolverOptions<S> cone;  ///< PGS/ADMM: cap, tolerances, ρ; warm_start starts from the last answer
   LcpOptions<S, MaxLcp> lcp = [] {
     LcpOptions<S, MaxLcp> o;
     o.regularize = LcpRegularization::on_failure;  // each regularized answer re-checked (lcp_lemke.hpp)
@@ -73,7 +82,8 @@ struct ContactReport {
   int sliding = 0;       ///< of which sliding (acceleration level)
   int limit_rows = 0;    ///< limit rows that took part
   int bilateral_rank = 0;  ///< rank of the bilateral rows (≤ their count: redundant rows tolerated)
-  LcpReport<S> lcp;      ///< pivots, attempts, residual, regularization, exit
+  LcpReport<S> lcp;      ///< Lemke: pivots, attempts, residual, regularization, exit
+  ConeSolverReport<S> cone;  ///< PGS/ADMM: iterations, residuals, exit
 };
 
 namespace detail {
@@ -88,7 +98,7 @@ using ContactOptionsOf = ContactOptions<typename CP::S, CP::max_lcp>;
 /// Options within their documented ranges.
 template <class S, int N>
 bool contact_options_valid(const ContactOptions<S, N>& o) {
-  return o.restitution >= S(0) && o.restitution <= S(1) && o.softening >= S(0) && o.softening <= S(1e9) &&
+  return static_cast<unsigned>(o.solver) <= 2u && o.restitution >= S(0) && o.restitution <= S(1) && o.softening >= S(0) && o.softening <= S(1e9) &&
          o.stiffness >= S(0) && o.damping >= S(0) && o.damping <= S(1e12) && o.margin >= S(0) &&
          !(o.stiffness != o.stiffness) && !(o.margin != o.margin);
 }
@@ -168,6 +178,115 @@ void contact_generalized_force(const ContactProblem<ModelT, MC, ME, ML>& cp, Out
 
 namespace detail {
 
+/// The exact-cone solve (PGS or ADMM) of the rows built by contact_solve (ws.A, ws.D, ws.free,
+/// the gaps): one 3-row unit per active contact, one per active limit row (whose two tangent
+/// rows are inert: W = I, b = 0, μ = 0, so their forces stay 0). The level terms are the
+/// LCP's: restitution and softening on impact normals, the gap (erp) and cfm/h at a step.
+/// Fills ws.phi; on failure `why` and `index` say why.
+template <class ModelT, int MC, int ME, int ML, class Gap>
+Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, typename ModelT::Scalar h,
+                   typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap,
+                   const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                   ContactReport<typename ModelT::Scalar>& report, ContactFailureReason& why, int& index) {
+  using S = typename ModelT::Scalar;
+  using std::sqrt;
+  auto& ws = cp.ws;
+  const int m = ws.rows;
+  int k = 0;
+  ws.mu.resize(ContactProblem<ModelT, MC, ME, ML>::max_cone_units);
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const auto& c = cp.contact(i);
+    if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
+      // Coulomb's law on accelerations holds for a contact at rest; a sliding one needs its
+      // kinetic friction in the normal column (the polygon and Lemke), or the velocity level.
+      const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2), speed = sqrt(vt1 * vt1 + vt2 * vt2);
+      if (c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed) {
+        why = ContactFailureReason::cone_not_supported;
+        index = i;
+        return Status::invalid_input;
+      }
+    }
+    ws.unit_row[k] = r;
+    ws.unit_limit[k] = false;
+    ws.mu(k) = c.mu;
+    ++k;
+    report.contacts += 1;
+  }
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side) {
+      const int r = ws.limit_row[l][side];
+      if (r < 0) continue;
+      ws.unit_row[k] = r;
+      ws.unit_limit[k] = true;
+      ws.mu(k) = S(0);
+      ++k;
+      report.limit_rows += 1;
+    }
+  ws.mu.conservativeResize(k);
+  const int n = 3 * k;
+  report.unknowns = n;
+  const auto row_of = [&](int a, int i) { return ws.unit_limit[a] ? (i == 0 ? ws.unit_row[a] : -1) : ws.unit_row[a] + i; };
+  ws.W.setZero(n, n);
+  ws.b.setZero(n);
+  for (int a = 0; a < k; ++a)
+    for (int i = 0; i < 3; ++i) {
+      const int ra = row_of(a, i), ia = 3 * a + i;
+      if (ra < 0) {
+        ws.W(ia, ia) = S(1);
+        continue;
+      }
+      for (int bb = 0; bb < k; ++bb)
+        for (int j = 0; j < 3; ++j)
+          if (const int rb = row_of(bb, j); rb >= 0) ws.W(ia, 3 * bb + j) = ws.D(ra, rb);
+      ws.b(ia) = ws.free(ra);
+      if (i != 0) continue;
+      if (level == ContactLevel::impact && !ws.unit_limit[a]) {
+        ws.b(ia) += opt.restitution * std::min(S(0), ws.row_velocity(ra));
+        ws.W(ia, ia) += opt.softening;
+      }
+      if (level == ContactLevel::step) {
+        const S g = gap(ra);
+        ws.b(ia) += g > S(0) ? g / h : erp * g / h;
+        if (!ws.unit_limit[a]) ws.W(ia, ia) += cfm / h;
+      }
+    }
+  ws.f.setZero(n);
+  if (opt.cone.warm_start)
+    for (int a = 0, i = 0; i < cp.size(); ++i)
+      if (ws.contact_row[i] >= 0) ws.f.template segment<3>(3 * a++) = ws.previous_force[i];
+  const Status s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, opt.cone, report.cone)
+                                                    : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, opt.cone, report.cone);
+  if (s != Status::ok) {
+    why = s == Status::not_converged   ? ContactFailureReason::not_converged
+          : s == Status::invalid_input ? ContactFailureReason::input_invalid
+                                       : ContactFailureReason::cone_solver_failed;
+    index = -1;
+    return s;
+  }
+  ws.phi.setZero(m);
+  for (int a = 0; a < k; ++a)
+    for (int i = 0; i < 3; ++i)
+      if (const int ra = row_of(a, i); ra >= 0) ws.phi(ra) = ws.f(3 * a + i);
+  return Status::ok;
+}
+
+/// A failed solve leaves nothing behind: no rows (contact_generalized_force gives 0), forces,
+/// sliding flags and limit forces zero, the bilateral results zero.
+template <class ModelT, int MC, int ME, int ML, class BS>
+Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s, ContactFailureReason why, int index) {
+  using S = typename ModelT::Scalar;
+  cp.ws.rows = 0;
+  cp.ws.phi.setZero(0);
+  for (auto& f : cp.force_) f.setZero();
+  for (auto& sl : cp.sliding_) sl = false;
+  for (auto& l : cp.limit_force_) l = {S(0), S(0)};
+  if constexpr (!std::is_same_v<BS, NoBilateral>) zero_constraint_results(*bil);
+  else (void)bil;
+  return cp.fail(s, why, index);
+}
+
 /// The whole solve for one level. b is the right-hand side of the free motion: τ − C
 /// (acceleration), H v⁻ (impact), H v + h (τ − C) (step); the bilateral target g: γ, 0,
 /// −(erp/h) e. Result x: q̈ or v⁺.
@@ -187,25 +306,27 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   x.setZero();
   ws.rows = 0;
   ws.phi.setZero(0);
+  for (int i = 0; i < MC; ++i) ws.previous_force[i] = cp.force_[static_cast<std::size_t>(i)];
   for (auto& f : cp.force_) f.setZero();
   for (auto& s : cp.sliding_) s = false;
   for (auto& l : cp.limit_force_) l = {S(0), S(0)};
 
   // ---- inputs --------------------------------------------------------------------------
-  if (check_configuration(model, q) != Status::ok) return cp.fail(Status::invalid_input, ContactFailureReason::q_invalid, -1);
+  if (check_configuration(model, q) != Status::ok) return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::q_invalid, -1);
   if (!(tangent_input_valid<ModelT>(v) && tangent_input_valid<ModelT>(tau)) || !contact_options_valid(opt) ||
-      (fext != nullptr && !inputs_finite(*fext)) || !(h > S(0) && h <= S(10)))
-    return cp.fail(Status::invalid_input, ContactFailureReason::input_invalid, -1);
-  if (level == ContactLevel::acceleration)
-    for (int i = 0; i < cp.size(); ++i)
-      if (cp.is_active(i) && cp.contact(i).cone != ConeModel::polygon)
-        return cp.fail(Status::invalid_input, ContactFailureReason::cone_not_supported, i);
+      (fext != nullptr && !inputs_finite(*fext)) || !(h > S(0) && h <= S(10)) ||
+      !(cp.sliding_speed >= S(0) && cp.sliding_speed <= S(1e3)) || !(cp.limit_margin >= S(0) && cp.limit_margin <= S(1e3)))
+    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+  const bool lemke = opt.solver == ContactSolver::lemke;
+  for (int i = 0; i < cp.size(); ++i)
+    if (cp.is_active(i) && (cp.contact(i).cone == ConeModel::polygon) != lemke)
+      return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::cone_not_supported, i);
   // force-level spring–damper → cfm, erp (k = ∞: rigid, cfm = 0, erp = 1)
   const bool rigid = opt.stiffness > S(1e30);
   const S cfm = rigid ? S(0) : S(1) / (h * opt.stiffness + opt.damping);
   const S erp = rigid ? S(1) : h * opt.stiffness * cfm;
   if (level == ContactLevel::step && !(cfm == cfm && cfm < S(1e12) && erp == erp))
-    return cp.fail(Status::invalid_input, ContactFailureReason::input_invalid, -1);
+    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::input_invalid, -1);
 
   // ---- kinematics, bilateral rows, unilateral rows, H and C ----------------------------
   int mb = 0;
@@ -215,7 +336,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       s = Status::invalid_input;
     if (s != Status::ok) {
       zero_constraint_results(*bil);
-      return cp.fail(s, ContactFailureReason::bilateral_failed, -1);
+      return refuse_contact(cp, bil, s, ContactFailureReason::bilateral_failed, -1);
     }
     mb = bil->active_rows();
   } else {
@@ -230,7 +351,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
   if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, C) : rnea(model, data, q, v, zero, C);
   if (s == Status::ok) s = factorize_ltl(model, data);
-  if (s != Status::ok) return cp.fail(Status::singular, ContactFailureReason::singular, -1);
+  if (s != Status::ok) return refuse_contact(cp, bil, Status::singular, ContactFailureReason::singular, -1);
 
   // free motion x0 = H⁻¹ b
   typename ModelT::TangentVector b = tau - C;
@@ -269,7 +390,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       const S scale = S(1) + g.cwiseAbs().maxCoeff() + bil->G.cwiseAbs().maxCoeff() * ws.xb.cwiseAbs().maxCoeff();
       if (!(res <= sqrt(Eigen::NumTraits<S>::epsilon()) * scale)) {
         zero_constraint_results(*bil);
-        return cp.fail(Status::singular, ContactFailureReason::bilateral_inconsistent, -1);
+        return refuse_contact(cp, bil, Status::singular, ContactFailureReason::bilateral_inconsistent, -1);
       }
       // P Aᵀ = H⁻¹Aᵀ − H⁻¹Gᵀ Y⁺ G H⁻¹Aᵀ, column by column (no GEMM kernel)
       for (int r = 0; r < m; ++r) {
@@ -284,118 +405,129 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   ws.free.resize(m);
   for (int r = 0; r < m; ++r) ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0));
 
-  // ---- unknowns: f_n and β per contact, f per limit row, then Λ per sticking contact ----
-  constexpr int max_lcp = CP::max_lcp;
-  LcpUnknown<S> u[max_lcp];
-  int lambda_of[MC];  // LCP index of each contact's Λ, −1 without one
-  for (int& l : lambda_of) l = -1;
-  int n = 0;
-  for (int i = 0; i < cp.size(); ++i) {
-    const int r = ws.contact_row[i];
-    if (r < 0) continue;
-    const auto& c = cp.contact(i);
-    report.contacts += 1;
-    bool slide = false;
-    Vector3<S> sdir = Vector3<S>::Zero();  // sliding direction in (n, t₁, t₂) coefficients
-    if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
-      const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2);
-      const S speed = sqrt(vt1 * vt1 + vt2 * vt2);
-      slide = c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed;
-      if (slide) sdir << S(0), vt1 / speed, vt2 / speed;
+  if (!lemke) {
+    ContactFailureReason why = ContactFailureReason::none;
+    int index = -1;
+    s = cone_forces(cp, level, h, cfm, erp, gap, opt, report, why, index);
+    if (s != Status::ok) {
+      if constexpr (has_bilateral) zero_constraint_results(*bil);
+      ws.rows = 0;
+      return refuse_contact(cp, bil, s, why, index);
     }
-    cp.sliding_[i] = slide;
-    report.sliding += slide;
-    LcpUnknown<S>& un = u[n++];
-    un.row = r;
-    un.width = 3;
-    un.contact = i;
-    un.normal = true;
-    un.cJ[0] = S(1);
-    un.cF[0] = S(1);
-    if (slide) {
-      un.cF[1] = -c.mu * sdir[1];
-      un.cF[2] = -c.mu * sdir[2];
-      continue;
-    }
-    if (c.mu == S(0)) continue;  // frictionless: the normal alone
-    constexpr S two_pi = S(6.283185307179586476925286766559);
-    for (int j = 0; j < c.edges; ++j) {
-      using std::cos;
-      using std::sin;
-      const S th = two_pi * S(j) / S(c.edges);
-      LcpUnknown<S>& ub = u[n++];
-      ub.row = r;
-      ub.width = 3;
-      ub.contact = i;
-      ub.cJ[1] = ub.cF[1] = cos(th);
-      ub.cJ[2] = ub.cF[2] = sin(th);
-    }
-    lambda_of[i] = 0;  // placed below
-  }
-  for (int l = 0; l < cp.limits(); ++l)
-    for (int side = 0; side < 2; ++side) {
-      const int r = ws.limit_row[l][side];
+  } else {
+    // ---- unknowns: f_n and β per contact, f per limit row, then Λ per sticking contact ----
+    constexpr int max_lcp = CP::max_lcp;
+    LcpUnknown<S> u[max_lcp];
+    int lambda_of[MC];  // LCP index of each contact's Λ, −1 without one
+    for (int& l : lambda_of) l = -1;
+    int n = 0;
+    for (int i = 0; i < cp.size(); ++i) {
+      const int r = ws.contact_row[i];
       if (r < 0) continue;
-      LcpUnknown<S>& ul = u[n++];
-      ul.row = r;
-      ul.width = 1;
-      ul.cJ[0] = ul.cF[0] = S(1);
-      report.limit_rows += 1;
-    }
-  const int n_forces = n;
-  for (int i = 0; i < cp.size(); ++i)
-    if (lambda_of[i] == 0) lambda_of[i] = n++;
-  report.unknowns = n;
-
-  ws.M.setZero(n, n);
-  ws.q.setZero(n);
-  for (int a = 0; a < n_forces; ++a) {
-    const LcpUnknown<S>& ua = u[a];
-    for (int bb = 0; bb < n_forces; ++bb) {
-      const LcpUnknown<S>& ub = u[bb];
-      S sum = S(0);
-      for (int i = 0; i < ua.width; ++i) {
-        if (ua.cJ[i] == S(0)) continue;
-        for (int j = 0; j < ub.width; ++j) sum += ua.cJ[i] * ws.D(ua.row + i, ub.row + j) * ub.cF[j];
+      const auto& c = cp.contact(i);
+      report.contacts += 1;
+      bool slide = false;
+      Vector3<S> sdir = Vector3<S>::Zero();  // sliding direction in (n, t₁, t₂) coefficients
+      if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
+        const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2);
+        const S speed = sqrt(vt1 * vt1 + vt2 * vt2);
+        slide = c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed;
+        if (slide) sdir << S(0), vt1 / speed, vt2 / speed;
       }
-      ws.M(a, bb) = sum;
+      cp.sliding_[i] = slide;
+      report.sliding += slide;
+      LcpUnknown<S>& un = u[n++];
+      un.row = r;
+      un.width = 3;
+      un.contact = i;
+      un.normal = true;
+      un.cJ[0] = S(1);
+      un.cF[0] = S(1);
+      if (slide) {
+        un.cF[1] = -c.mu * sdir[1];
+        un.cF[2] = -c.mu * sdir[2];
+        continue;
+      }
+      if (c.mu == S(0)) continue;  // frictionless: the normal alone
+      constexpr S two_pi = S(6.283185307179586476925286766559);
+      for (int j = 0; j < c.edges; ++j) {
+        using std::cos;
+        using std::sin;
+        const S th = two_pi * S(j) / S(c.edges);
+        LcpUnknown<S>& ub = u[n++];
+        ub.row = r;
+        ub.width = 3;
+        ub.contact = i;
+        ub.cJ[1] = ub.cF[1] = cos(th);
+        ub.cJ[2] = ub.cF[2] = sin(th);
+      }
+      lambda_of[i] = 0;  // placed below
     }
-    S qa = S(0);
-    for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
-    if (level != ContactLevel::acceleration && ua.normal) {
-      const S vn = ws.row_velocity(ua.row);
-      if (level == ContactLevel::impact) {
-        qa += opt.restitution * std::min(S(0), vn);
-        ws.M(a, a) += opt.softening;
-      } else {  // step: v_n⁺ + (cfm/h) p_n + k ≥ 0, k = φ/h apart (close the gap exactly), erp φ/h penetrating
+    for (int l = 0; l < cp.limits(); ++l)
+      for (int side = 0; side < 2; ++side) {
+        const int r = ws.limit_row[l][side];
+        if (r < 0) continue;
+        LcpUnknown<S>& ul = u[n++];
+        ul.row = r;
+        ul.width = 1;
+        ul.cJ[0] = ul.cF[0] = S(1);
+        report.limit_rows += 1;
+      }
+    const int n_forces = n;
+    for (int i = 0; i < cp.size(); ++i)
+      if (lambda_of[i] == 0) lambda_of[i] = n++;
+    report.unknowns = n;
+
+    ws.M.setZero(n, n);
+    ws.q.setZero(n);
+    for (int a = 0; a < n_forces; ++a) {
+      const LcpUnknown<S>& ua = u[a];
+      for (int bb = 0; bb < n_forces; ++bb) {
+        const LcpUnknown<S>& ub = u[bb];
+        S sum = S(0);
+        for (int i = 0; i < ua.width; ++i) {
+          if (ua.cJ[i] == S(0)) continue;
+          for (int j = 0; j < ub.width; ++j) sum += ua.cJ[i] * ws.D(ua.row + i, ub.row + j) * ub.cF[j];
+        }
+        ws.M(a, bb) = sum;
+      }
+      S qa = S(0);
+      for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
+      if (level != ContactLevel::acceleration && ua.normal) {
+        const S vn = ws.row_velocity(ua.row);
+        if (level == ContactLevel::impact) {
+          qa += opt.restitution * std::min(S(0), vn);
+          ws.M(a, a) += opt.softening;
+        } else {  // step: v_n⁺ + (cfm/h) p_n + k ≥ 0, k = φ/h apart (close the gap exactly), erp φ/h penetrating
+          const S g = gap(ua.row);
+          qa += g > S(0) ? g / h : erp * g / h;
+          ws.M(a, a) += cfm / h;
+        }
+      }
+      if (level == ContactLevel::step && ua.contact < 0) {  // a limit row, penetrating: the same erp
         const S g = gap(ua.row);
         qa += g > S(0) ? g / h : erp * g / h;
-        ws.M(a, a) += cfm / h;
       }
+      ws.q(a) = qa;
+      if (ua.contact >= 0 && !ua.normal) ws.M(a, lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
     }
-    if (level == ContactLevel::step && ua.contact < 0) {  // a limit row, penetrating: the same erp
-      const S g = gap(ua.row);
-      qa += g > S(0) ? g / h : erp * g / h;
+    for (int a = 0; a < n_forces; ++a) {  // μ f_n − Σβ ≥ 0
+      const LcpUnknown<S>& ua = u[a];
+      if (ua.contact < 0 || lambda_of[ua.contact] < 0) continue;
+      ws.M(lambda_of[ua.contact], a) = ua.normal ? cp.contact(ua.contact).mu : S(-1);
     }
-    ws.q(a) = qa;
-    if (ua.contact >= 0 && !ua.normal) ws.M(a, lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
-  }
-  for (int a = 0; a < n_forces; ++a) {  // μ f_n − Σβ ≥ 0
-    const LcpUnknown<S>& ua = u[a];
-    if (ua.contact < 0 || lambda_of[ua.contact] < 0) continue;
-    ws.M(lambda_of[ua.contact], a) = ua.normal ? cp.contact(ua.contact).mu : S(-1);
-  }
 
-  // ---- solve and recover ---------------------------------------------------------------
-  s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
-  if (s != Status::ok) {
-    if constexpr (has_bilateral) zero_constraint_results(*bil);
-    ws.rows = 0;
-    return cp.fail(s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed, -1);
+    // ---- solve and recover ---------------------------------------------------------------
+    s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+    if (s != Status::ok) {
+      if constexpr (has_bilateral) zero_constraint_results(*bil);
+      ws.rows = 0;
+      return refuse_contact(cp, bil, s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed, -1);
+    }
+    ws.phi.setZero(m);
+    for (int a = 0; a < n_forces; ++a)
+      for (int i = 0; i < u[a].width; ++i) ws.phi(u[a].row + i) += u[a].cF[i] * ws.z(a);
   }
-  ws.phi.setZero(m);
-  for (int a = 0; a < n_forces; ++a)
-    for (int i = 0; i < u[a].width; ++i) ws.phi(u[a].row + i) += u[a].cF[i] * ws.z(a);
   x = ws.xb;
   for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
   if constexpr (has_bilateral) {
@@ -427,7 +559,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
     for (auto& f : cp.force_) f.setZero();
     for (auto& l : cp.limit_force_) l = {S(0), S(0)};
     if constexpr (has_bilateral) zero_constraint_results(*bil);
-    return cp.fail(Status::overflow, ContactFailureReason::overflow, -1);
+    return refuse_contact(cp, bil, Status::overflow, ContactFailureReason::overflow, -1);
   }
   if constexpr (has_bilateral) (void)bil->succeed();
   return cp.succeed();
@@ -497,14 +629,16 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
 }
 
 namespace detail {
-template <class ModelT, class Q, class QOut, class VOut>
-Status finish_step(Status s, const ModelT& model, const Q& q, typename ModelT::TangentVector& v_next,
-                   typename ModelT::Scalar h, QOut& q_next, VOut& v_out) {
+template <class ModelT, int MC, int ME, int ML, class BS, class Q, class QOut, class VOut>
+Status finish_step(Status s, const ModelT& model, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, const Q& q,
+                   typename ModelT::TangentVector& v_next, typename ModelT::Scalar h, QOut& q_next, VOut& v_out) {
   static_assert(holds_size<QOut, ModelT::nq>(), "talus: q_next has nq rows (Model::ConfigVector)");
   typename ModelT::ConfigVector qn = ModelT::ConfigVector::Zero();
   if (s == Status::ok) {
+    // the inputs were valid: a q⁺ that integrate refuses (beyond input_limits) is an overflow
     const typename ModelT::TangentVector dq = h * v_next;
-    s = integrate(model, q, dq, qn);
+    if (integrate(model, q, dq, qn) != Status::ok)
+      s = refuse_contact(cp, bil, Status::overflow, ContactFailureReason::overflow, -1);
   }
   if (s != Status::ok) {
     q_next.setZero();
@@ -530,7 +664,7 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
                          ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
   typename ModelT::TangentVector x;
   Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
-  return detail::finish_step(s, model, q, x, h, q_next, v_next);
+  return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class QOut, class VOut>
 Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
@@ -541,7 +675,7 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
   typename ModelT::TangentVector x;
   detail::NoBilateral* none = nullptr;
   Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
-  return detail::finish_step(s, model, q, x, h, q_next, v_next);
+  return detail::finish_step(s, model, cp, none, q, x, h, q_next, v_next);
 }
 
 }  // namespace talus

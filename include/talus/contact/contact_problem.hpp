@@ -46,6 +46,7 @@
 #include <cmath>
 
 #include <talus/constraints/constraint_set.hpp>
+#include <talus/contact/cone_solvers.hpp>
 #include <talus/solvers/lcp_lemke.hpp>
 
 namespace talus {
@@ -75,11 +76,13 @@ enum class ContactFailureReason : unsigned char {
   index_out_of_range,   ///< set_* with an unknown contact index
   q_invalid,            ///< q: NaN/Inf, beyond limits, unnormalised quaternion
   input_invalid,        ///< another input (q̇, τ, fext, options): NaN/Inf or out of range
-  cone_not_supported,   ///< an exact cone given to Lemke
+  cone_not_supported,   ///< a contact's cone does not match the solver (polygon: Lemke; exact: PGS, ADMM),
+                        ///< or an exact-cone contact sliding at acceleration level
   bilateral_failed,     ///< the bilateral set refused (its failure() says why)
   bilateral_inconsistent, ///< no q̈ satisfies the bilateral rows
   singular,             ///< H not positive definite
   lcp_failed,           ///< the complementarity solve found no answer (its report says why)
+  cone_solver_failed,   ///< PGS/ADMM refused the problem (its report says why: a singular block)
   not_converged,        ///< an iteration cap was reached
   overflow,             ///< a result was not finite
 };
@@ -101,6 +104,7 @@ constexpr const char* to_string(ContactFailureReason r) {
     case ContactFailureReason::bilateral_inconsistent: return "bilateral_inconsistent";
     case ContactFailureReason::singular: return "singular";
     case ContactFailureReason::lcp_failed: return "lcp_failed";
+    case ContactFailureReason::cone_solver_failed: return "cone_solver_failed";
     case ContactFailureReason::not_converged: return "not_converged";
     case ContactFailureReason::overflow: return "overflow";
   }
@@ -153,11 +157,13 @@ class ContactProblem {
   static constexpr int max_rows = 3 * MaxContacts + 2 * MaxLimits;
   /// Unknowns of the largest LCP: f_n, k β and one Λ per contact, one f per limit side.
   static constexpr int max_lcp = MaxContacts * (MaxEdges + 2) + 2 * MaxLimits;
+  /// Units of the largest exact-cone problem (PGS, ADMM): one per contact and per limit side.
+  static constexpr int max_cone_units = MaxContacts + 2 * MaxLimits;
   using ContactForce = Vector3<S>;  ///< (f_n, f_t1, f_t2), contact frame
 
-  /// Sliding threshold of ContactMode::classify (m/s).
+  /// Sliding threshold of ContactMode::classify (m/s; 0 … 1e3, else a solve returns invalid_input).
   S sliding_speed = S(1e-4);
-  /// A limit row takes part within this distance of its limit (rad or m).
+  /// A limit row takes part within this distance of its limit (rad or m; 0 … 1e3).
   S limit_margin = S(1e-3);
 
   // ---- start-up ------------------------------------------------------------------------
@@ -172,6 +178,7 @@ class ContactProblem {
     if (count_ >= MaxContacts) return fail(Status::capacity_exceeded, ContactFailureReason::too_many_contacts, count_);
     if (body < 0 || body >= ModelT::nb) return fail(Status::invalid_input, ContactFailureReason::body_out_of_range, count_);
     if (!detail::point_valid(p_body)) return fail(Status::invalid_input, ContactFailureReason::point_invalid, count_);
+    if (static_cast<unsigned>(cone) > 1u) return fail(Status::invalid_input, ContactFailureReason::friction_invalid, count_);
     UnilateralContact<S>& c = contacts_[count_];
     c = UnilateralContact<S>{};
     c.name = name;
@@ -232,6 +239,13 @@ class ContactProblem {
   Status set_friction(int index, S mu, int edges) {
     if (!valid_index(index)) return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
     return store_friction(index, mu, edges);
+  }
+  /// The friction model: polygon (solved by Lemke) or exact cone (PGS, ADMM).
+  Status set_cone(int index, ConeModel cone) {
+    if (!valid_index(index) || static_cast<unsigned>(cone) > 1u)
+      return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
+    contacts_[index].cone = cone;
+    return succeed();
   }
   Status set_mode(int index, ContactMode mode) {
     if (!valid_index(index) || static_cast<unsigned>(mode) > 2u)
@@ -306,6 +320,16 @@ class ContactProblem {
     LcpVector q, z, w;
     LcpWorkspace<S, max_lcp> lcp;
     typename ModelT::TangentVector x0, xb, t;
+    // exact-cone solves (PGS, ADMM): one 3-row unit per contact, and per limit row (its two
+    // tangent rows are inert: W = I there, b = 0, μ = 0)
+    using ConeStorage = ConeSolverWorkspace<S, max_cone_units>;
+    typename ConeStorage::Matrix W;  ///< the units' Delassus matrix (3 units × 3 units)
+    typename ConeStorage::Vector b, f;  ///< free velocity/acceleration; forces (normal first)
+    Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_cone_units, 1> mu;
+    ConeStorage cone;
+    int unit_row[max_cone_units];  ///< first row of each unit in A; limit units have one row
+    bool unit_limit[max_cone_units];
+    ContactForce previous_force[MaxContacts];  ///< the last answer, for a warm start
     int contact_row[MaxContacts];  ///< row of each contact's normal in A, −1 inactive
     int limit_row[MaxLimits > 0 ? MaxLimits : 1][2];
     int rows = 0;
