@@ -3,11 +3,13 @@
 // P-matrix and SPD problems against a brute-force enumeration of the complementary bases,
 // float, regularization, bad inputs), AllocLcp (no heap inside a solve).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <random>
 #include <set>
 #include <vector>
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
@@ -400,11 +402,20 @@ TEST(ConsistencyLcp, PivotCapAndCovering) {
   ASSERT_GT(full.report.pivots, 2);
   LcpOptions<double, N> o;
   o.max_pivots = 2;
+  o.retry_covering = false;
   const Result capped = solve(M, q, o);
   EXPECT_EQ(capped.s, Status::not_converged);
   EXPECT_EQ(capped.report.exit, LcpExit::pivot_cap);
   EXPECT_EQ(capped.report.pivots, 2);
+  EXPECT_EQ(capped.report.attempts, 1);
   EXPECT_TRUE(capped.z.isZero(0.0) && capped.w.isZero(0.0));
+  // with the second covering vector (default): two capped attempts, the first one's exit
+  o.retry_covering = true;
+  const Result capped2 = solve(M, q, o);
+  EXPECT_EQ(capped2.s, Status::not_converged);
+  EXPECT_EQ(capped2.report.exit, LcpExit::pivot_cap);
+  EXPECT_EQ(capped2.report.attempts, 2);
+  EXPECT_EQ(capped2.report.pivots, 4);
   // another covering vector: same unique solution
   LcpOptions<double, N> oc;
   oc.covering.resize(8);
@@ -412,6 +423,103 @@ TEST(ConsistencyLcp, PivotCapAndCovering) {
   const Result c = solve(M, q, oc);
   ASSERT_EQ(c.s, Status::ok);
   EXPECT_LE((c.z - full.z).cwiseAbs().maxCoeff(), 1e-12);
+}
+
+// Impacts of redundant contacts: 8 corners of two rigid soles (4 each) on a plane, 4-edge
+// friction polygons, the velocity-level LCP of contact_dynamics.hpp (Anitescu–Potra) with 48
+// unknowns (f_n, β, Λ per corner). The Delassus operator W = J H⁻¹ Jᵀ has rank 12 of 24
+// (each sole's 4 corners move with one 6D twist), the problem is massively degenerate (equal
+// normal velocities, zero tangential ones), and q = J v⁻ is consistent only to rounding. The
+// LCP has a solution (copositive M, q ∈ SOL(0, M)*: Cottle–Pang–Stone thm 4.4.12), so a
+// failure is the solver's. Before the column-scale pivot threshold and the second covering
+// vector (lcp_lemke.hpp) 173 of 300 such problems (noise 0) failed: a 1e-15 column entry, zero
+// in exact arithmetic, was taken as a pivot candidate, tied with every ratio and picked a
+// row whose variable then went negative (check_failed), or the path ended in a false ray.
+// Checked here independently: the LCP conditions, the friction polygons (Σβ ≤ μ f_n) and the
+// post-impact normal velocities (≥ 0).
+TEST(ConsistencyLcp, RedundantContactImpacts) {
+  constexpr int nc = 8, ne = 4, n = nc * (2 + ne), nv = 20;
+  using WS48 = LcpWorkspace<double, n>;
+  static WS48 ws;
+  const double mu = 0.7;
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> u(-1, 1);
+  int solved = 0, total = 0, retried = 0, max_pivots = 0;
+  for (const double noise : {0.0, 1e-8, 1e-2}) {
+    for (int c = 0; c < 100; ++c, ++total) {
+      const MatX A = MatX::NullaryExpr(nv, nv, [&] { return u(rng); });
+      const MatX H = A * A.transpose() + nv * MatX::Identity(nv, nv);  // a generalized inertia
+      const MatX T = MatX::NullaryExpr(12, nv, [&] { return u(rng); });  // the two soles' twists [ω; v]
+      MatX J(3 * nc, nv);  // rows n = z, t₁ = x, t₂ = y per corner
+      for (int k = 0; k < nc; ++k) {
+        const Eigen::Vector3d p(k % 2 ? 0.1 : -0.1, (k / 2) % 2 ? 0.065 : -0.065, 0.0);
+        Eigen::Matrix3d px;  // p×
+        px << 0, -p.z(), p.y(), p.z(), 0, -p.x(), -p.y(), p.x(), 0;
+        Eigen::Matrix<double, 3, 6> P;  // v_p = v + ω × p = [−p×, I] [ω; v]
+        P << -px, Eigen::Matrix3d::Identity();
+        const Eigen::Matrix<double, 3, 6> Pzxy = (Eigen::Matrix<double, 3, 6>() << P.row(2), P.row(0), P.row(1)).finished();
+        J.middleRows(3 * k, 3) = Pzxy * T.middleRows(6 * (k / 4), 6);
+      }
+      const MatX W = J * H.ldlt().solve(J.transpose());
+      VecX twist = VecX::Zero(12);  // both soles down at 0.3 m/s, plus noise
+      twist(5) = twist(11) = -0.3;
+      for (int i = 0; i < 12; ++i) twist(i) += noise * u(rng);
+      const VecX vminus = T.transpose() * (T * T.transpose()).ldlt().solve(twist);
+      const VecX Jv = J * vminus;
+      // unknown a: its direction in (n, t₁, t₂) of its corner
+      auto dir = [&](int a, Eigen::Vector3d& d) {
+        if (a < nc) {
+          d << 1, 0, 0;
+          return a;
+        }
+        const double th = 6.283185307179586 * ((a - nc) % ne) / ne;
+        d << 0, std::cos(th), std::sin(th);
+        return (a - nc) / ne;
+      };
+      MatX M = MatX::Zero(n, n);
+      VecX q = VecX::Zero(n);
+      for (int a = 0; a < nc * (1 + ne); ++a) {
+        Eigen::Vector3d da, db;
+        const int ka = dir(a, da);
+        for (int b = 0; b < nc * (1 + ne); ++b) {
+          const int kb = dir(b, db);
+          M(a, b) = da.dot(W.block<3, 3>(3 * ka, 3 * kb) * db);
+        }
+        q(a) = da.dot(Jv.segment<3>(3 * ka));
+        if (a >= nc) M(a, nc * (1 + ne) + ka) = 1;  // β row: D v⁺ + Λ ≥ 0
+      }
+      for (int k = 0; k < nc; ++k) {  // Λ row: μ f_n − Σβ ≥ 0
+        M(nc * (1 + ne) + k, k) = mu;
+        for (int j = 0; j < ne; ++j) M(nc * (1 + ne) + k, nc + ne * k + j) = -1;
+      }
+      WS48::Vector z, w;
+      LcpReport<double> rep;
+      const Status s = talus::solve_lcp_lemke(M, q, z, w, ws, LcpOptions<double, n>{}, rep);
+      max_pivots = std::max(max_pivots, rep.pivots);
+      retried += rep.attempts > 1;
+      if (s != Status::ok) {
+        ADD_FAILURE() << "noise " << noise << " case " << c << ": " << talus::to_string(s) << ", "
+                      << talus::to_string(rep.exit) << ", " << rep.pivots << " pivots";
+        continue;
+      }
+      ++solved;
+      const VecX zz = z;
+      expect_lcp_solution(M, q, zz, 1e-11);
+      for (int k = 0; k < nc; ++k)
+        EXPECT_LE(zz.segment(nc + ne * k, ne).sum(), mu * zz(k) * (1 + 1e-12) + 1e-14) << "corner " << k;
+      // post-impact velocity v⁺ = v⁻ + H⁻¹ Jᵀ f, f the corners' (n, t₁, t₂) impulses
+      VecX f = VecX::Zero(3 * nc);
+      for (int a = 0; a < nc * (1 + ne); ++a) {
+        Eigen::Vector3d d;
+        const int k = dir(a, d);
+        f.segment<3>(3 * k) += d * zz(a);
+      }
+      const VecX vplus = vminus + H.ldlt().solve(J.transpose() * f);
+      for (int k = 0; k < nc; ++k) EXPECT_GE((J * vplus)(3 * k), -1e-12) << "corner " << k;
+    }
+  }
+  std::printf("redundant contact impacts: %d of %d solved, %d needed a second attempt, at most %d pivots\n", solved,
+              total, retried, max_pivots);
 }
 
 TEST(ConsistencyLcp, BadInput) {
