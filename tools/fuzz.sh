@@ -38,7 +38,9 @@ for t in "${targets[@]}"; do
   log=$build/$t.fuzz.log
   echo "== $t: ${secs} s"
   # fork mode: the worker restarts after a finding; artifacts (crash-*, timeout-*, oom-*) go to findings/
-  ( cd "$build" && nice -n 10 "./$t" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  bin=$build/fuzz/$t  # the fuzz/ subdirectory's targets land in <build>/fuzz
+  [[ -x $bin ]] || bin=$build/$t
+  ( cd "$build" && nice -n 10 "$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
       -artifact_prefix="$findings/" "$work" "$corpus" ) >"$log" 2>&1 || true
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
@@ -48,7 +50,7 @@ for t in "${targets[@]}"; do
   nfind=$(find "$findings" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   # minimised union: inputs of the work corpus that add coverage to the checked-in one
   before=$(find "$corpus" -type f | wc -l)
-  ( cd "$build" && nice -n 10 "./$t" -merge=1 -timeout=20 -rss_limit_mb=2048 "$corpus" "$work" ) >"$build/$t.merge.log" 2>&1 || true
+  ( cd "$build" && nice -n 10 "$bin" -merge=1 -timeout=20 -rss_limit_mb=2048 "$corpus" "$work" ) >"$build/$t.merge.log" 2>&1 || true
   after=$(find "$corpus" -type f | wc -l)
   rate=$(( ${execs:-0} / (secs > 0 ? secs : 1) ))
   summary+=("$t: ${execs:-?} executions (~${rate}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${before} -> ${after} files, findings in fuzz/findings/$t: ${nfind}")
@@ -64,8 +66,10 @@ if [[ $coverage == 1 ]]; then
   for t in "${targets[@]}"; do
     nice -n 10 cmake --build "$cov" --target "${t}_replay" -j1 >"$cov/$t.build.log" 2>&1 || { tail -30 "$cov/$t.build.log"; exit 1; }
     # the corpus only (no findings): a finding aborts the replay and loses its profile
-    LLVM_PROFILE_FILE="$cov/$t.profraw" "$cov/${t}_replay" "$root/fuzz/corpus/$t" >/dev/null 2>&1 || echo "warning: $t replay of the corpus failed"
-    objs+=(-object "$cov/${t}_replay")
+    rbin=$cov/fuzz/${t}_replay
+    [[ -x $rbin ]] || rbin=$cov/${t}_replay
+    LLVM_PROFILE_FILE="$cov/$t.profraw" "$rbin" "$root/fuzz/corpus/$t" >/dev/null 2>&1 || echo "warning: $t replay of the corpus failed"
+    objs+=(-object "$rbin")
   done
   llvm-profdata-14 merge -sparse "$cov"/*.profraw -o "$cov/all.profdata"
   echo "== line coverage of include/talus (corpus replay, ${targets[*]})"

@@ -407,16 +407,18 @@ template <class S, int MaxN, class DM, class DQ, class Z, class W>
 bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, int n, S tau_c, S rho,
                LcpWorkspace<S, MaxN>& ws, Z& z, W& w, S& residual) {
   using std::abs;
+  z.resize(n);
+  w.resize(n);
+  for (int i = 0; i < n; ++i) z.coeffRef(i) = ws.z.coeff(i) > S(0) ? ws.z.coeff(i) : S(0);
+  // scales of the RETURNED (clamped) z: a large negative entry of the raw answer must not
+  // inflate s_z and with it the tolerances (fuzz_lcp found w = −3.9 accepted that way)
   S sz = S(0), sq = S(0), sm = S(0);
   for (int i = 0; i < n; ++i) {
-    sz = std::max(sz, abs(ws.z.coeff(i)));
+    sz = std::max(sz, abs(z.coeff(i)));
     sq = std::max(sq, abs(static_cast<S>(q.coeff(i))));
     for (int j = 0; j < n; ++j) sm = std::max(sm, abs(static_cast<S>(M.coeff(i, j))));
   }
   const S sw = sq + S(n) * sm * sz;
-  z.resize(n);
-  w.resize(n);
-  for (int i = 0; i < n; ++i) z.coeffRef(i) = ws.z.coeff(i) > S(0) ? ws.z.coeff(i) : S(0);
   for (int i = 0; i < n; ++i) {
     S s = static_cast<S>(q.coeff(i));
     for (int j = 0; j < n; ++j) s += static_cast<S>(M.coeff(i, j)) * z.coeff(j);
