@@ -5,13 +5,15 @@
 // at the states of talus_target_reference.hpp, whose inputs and expected outputs the host
 // computed in double at build time (targets/host/reference.cpp), then runs the rt loop runner
 // for a few hundred periods. It also runs every other constrained solver (solvers_check.cpp:
-// the other methods against range space, impulses and assembly by their residuals). Exit
+// the other methods against range space, impulses and assembly by their residuals) and
+// unilateral contact with friction on the four feet (contact_check.cpp: Lemke and PGS against
+// the host's talus_target_contact_reference.hpp). Exit
 // status 0 only if every check passes. On Cortex-M it also
 // reports (and bounds) the stack the constrained solves need: the ConstraintSet and the Data
 // are in static storage, never on the stack.
 //
 // Output goes through talus::port::log_write only (no printf, hence no stdio buffers and no
-// heap on bare metal); numbers are formatted by the small Line class below.
+// heap on bare metal); numbers are formatted by the small Line class of target_support.hpp.
 //
 // Built with TALUS_TARGET_BITS (executable talus_target_bits, test target_<name>_bits, double
 // targets only) the same program is the bit test of the reproducible profile: talus and this
@@ -29,23 +31,16 @@
 #include <new>
 
 #include "talus_target_reference.hpp"
+#include "target_support.hpp"
 #if !defined(TALUS_TARGET_BITS)
+#include "contact_check.hpp"
 #include "solvers_check.hpp"
 #endif
 
 #if defined(TALUS_TARGET_POSIX)
 #include <talus/port/posix.hpp>
 #endif
-#if defined(__arm__) && !defined(TALUS_TARGET_POSIX) && !defined(TALUS_TARGET_BITS)
-#include <talus/port/cortex_m.hpp>
-#define TALUS_TARGET_STACK_PAINT 1  // bare metal: measure the stack (not in the bit test)
-#endif
-#ifndef TALUS_TARGET_STACK_BUDGET
-// Bytes of stack one constrained solve may use on Cortex-M (checked by stack painting); the
-// solvers keep their matrices in the static ConstraintSet, so this is frames and small
-// temporaries only. The whole program must stay within the linker script's stack as well.
-#define TALUS_TARGET_STACK_BUDGET 8192
-#endif
+// TALUS_TARGET_STACK_PAINT (bare-metal Cortex-M) and TALUS_TARGET_STACK_BUDGET: target_support.hpp
 
 #ifndef TALUS_TARGET_SCALAR
 #define TALUS_TARGET_SCALAR double
@@ -139,79 +134,9 @@ constexpr double tol_forward = is_float ? 64 * eps_f : 1e-12;
 double tol_aba(double cond_scaled) { return is_float ? 64 * eps_f * cond_scaled : 1e-12; }
 double tol_constrained(double cond) { return is_float ? 32 * eps_f * cond : 1e-12; }
 
-// --- output without printf ------------------------------------------------------------------
+// --- output without printf: talus_target::Line (target_support.hpp) ---------------------------
 
-class Line {
- public:
-  Line& operator<<(const char* s) {
-    while (*s && n_ < sizeof(buf_) - 1) buf_[n_++] = *s++;
-    return *this;
-  }
-  Line& operator<<(std::uint64_t v) {
-    char tmp[21];
-    int k = 0;
-    do {
-      tmp[k++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v && k < 20);
-    while (k > 0 && n_ < sizeof(buf_) - 1) buf_[n_++] = tmp[--k];
-    return *this;
-  }
-  Line& hex(std::uint64_t v) {
-    char tmp[19] = {'0', 'x'};
-    for (int i = 0; i < 16; ++i) {
-      const unsigned d = static_cast<unsigned>(v >> (60 - 4 * i)) & 0xFu;
-      tmp[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-    }
-    tmp[18] = 0;
-    return *this << tmp;
-  }
-  Line& operator<<(int v) {
-    if (v < 0) {
-      *this << "-";
-      return *this << static_cast<std::uint64_t>(-static_cast<long long>(v));
-    }
-    return *this << static_cast<std::uint64_t>(v);
-  }
-  /// Scientific notation, 3 significant digits ("1.23e-07").
-  Line& sci(double x) {
-    if (x != x) return *this << "nan";
-    if (x < 0) {
-      *this << "-";
-      x = -x;
-    }
-    if (x > 1.7e308) return *this << "inf";
-    if (x == 0) return *this << "0";
-    int e = 0;
-    while (x >= 10) {
-      x /= 10;
-      ++e;
-    }
-    while (x < 1) {
-      x *= 10;
-      --e;
-    }
-    std::uint64_t d = static_cast<std::uint64_t>(x * 100 + 0.5);  // 3 digits
-    if (d >= 1000) {
-      d /= 10;
-      ++e;
-    }
-    char m[5] = {static_cast<char>('0' + d / 100), '.', static_cast<char>('0' + d / 10 % 10), static_cast<char>('0' + d % 10), 0};
-    *this << m << "e" << (e < 0 ? "-" : "+");
-    if (e < 0) e = -e;
-    if (e < 10) *this << "0";
-    return *this << e;
-  }
-  void end() {
-    buf_[n_++] = '\n';
-    talus::port::log_write(buf_, n_);
-    n_ = 0;
-  }
-
- private:
-  char buf_[200];
-  std::size_t n_ = 0;
-};
+using talus_target::Line;
 
 // --- checks ---------------------------------------------------------------------------------
 
@@ -458,26 +383,13 @@ void setup_feet() {
 
 #if defined(TALUS_TARGET_STACK_PAINT)
 // Stack painting (port/cortex-m): the startup code paints the whole stack at reset because
-// this image defines talus_stack_paint; paint_below_sp() repaints below the live stack
-// pointer before a measured call, stack_low_water() finds the lowest word written since.
+// this image defines talus_stack_paint; talus_target::paint_below_sp() repaints below the live
+// stack pointer before a measured call, stack_low_water() finds the lowest word written since
+// (target_support.hpp; contact_check.cpp measures its solves the same way).
 extern "C" __attribute__((used)) const char talus_stack_paint = 1;
-extern "C" std::uint32_t _sstack, _estack;  // port/cortex-m/mps2.ld
-
-std::uintptr_t stack_pointer() {
-  std::uintptr_t sp;
-  asm volatile("mov %0, sp" : "=r"(sp));
-  return sp;
-}
-__attribute__((noinline)) void paint_below_sp() {
-  volatile std::uint32_t* p = &_sstack;
-  volatile std::uint32_t* const end = reinterpret_cast<volatile std::uint32_t*>(stack_pointer() - 256);
-  while (p < end) *p++ = talus::port::cortex_m::stack_paint_word;
-}
-std::uintptr_t stack_low_water() {
-  const volatile std::uint32_t* p = &_sstack;
-  while (p < &_estack && *p == talus::port::cortex_m::stack_paint_word) ++p;
-  return reinterpret_cast<std::uintptr_t>(p);
-}
+using talus_target::paint_below_sp;
+using talus_target::stack_low_water;
+using talus_target::stack_pointer;
 std::uint64_t g_stack_cfd[2] = {0, 0};  // deepest stack of one call: range space, direct
 #endif
 
@@ -723,6 +635,12 @@ int main() {
   setup_feet();
   check_constrained<talus_target_ref::solo12>();
   check_all_solvers<talus_target_ref::solo12>();
+  {
+    // unilateral contact with friction (contact_check.cpp)
+    const talus_target::ContactTally ct = talus_target::run_contact_checks(g_solo, g_solo_data);
+    g_tally.checks += ct.checks;
+    g_tally.failures += ct.failures;
+  }
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
   l.end();
