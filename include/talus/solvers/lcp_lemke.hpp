@@ -65,10 +65,13 @@
 ///   (the lexicographic comparison then decides). Default τ_p = 1e3 ε (2.2e-13 double,
 ///   1.2e-4 float).
 /// - the answer (after refinement) is clamped to z ≥ 0 and w = M z + q is evaluated at the
-///   clamped z against the original M and q; it is accepted if, with s_z = max |zⱼ| and
-///   s_w = max |qᵢ| + n max |Mᵢⱼ| s_z (the size of the terms of w), wᵢ ≥ −τ_c s_w and
-///   |zᵢ wᵢ| ≤ τ_c s_z s_w for every i (a backward error: the returned z solves an LCP whose
-///   q differs by at most τ_c s_w). Default τ_c = 1e4 ε (2.2e-12 double, 1.2e-3 float).
+///   clamped z against the original M and q; it is accepted if, with s_z = max |zⱼ| (of the
+///   clamped z) and each row's own scale s_wᵢ = |qᵢ| + n maxⱼ |Mᵢⱼ| s_z (the size of the terms
+///   of wᵢ: rows may have different units, e.g. accelerations and friction forces),
+///   wᵢ ≥ −tᵢ and |zᵢ wᵢ| ≤ s_z tᵢ for every i, tᵢ = τ_c s_wᵢ + n ε s_w with s_w the largest
+///   scale max|qᵢ| + n max|Mᵢⱼ| s_z (a floor for rows whose entries are all rounding residue)
+///   (a backward error: the returned z solves an LCP whose qᵢ differs by at most tᵢ). When z₀ ties with the minimum ratio
+///   (within τ of the ratios themselves) it leaves at once. Default τ_c = 1e4 ε (2.2e-12 double, 1.2e-3 float).
 ///   Checking the unclamped zᵢ ≥ −τ_c s_z as well would ask for forward accuracy, which an
 ///   ill-conditioned basis (e.g. softened redundant contacts: cond ~ 1/γ) cannot give.
 ///   LcpReport::residual is the largest violation divided by its bound's scale (≤ τ_c when ok).
@@ -82,16 +85,17 @@
 /// M = [1 −1; −1 1], q = −e would be "solved" by z ≈ e/ρ, whose residual hides in n max|M| s_z).
 /// Only an answer that passes is ok.
 ///
-/// **Second covering vector** (LcpOptions::retry_covering, on by default). Any d > 0 defines
+/// **Other covering vectors** (LcpOptions::retry_covering, on by default). Any d > 0 defines
 /// a valid Lemke path, and different d give different paths. On a degenerate problem whose
 /// ties are decided by rounding (redundant contacts: talos's 8 sole corners have a Delassus
 /// operator of rank 12 of 24, and its q = J v⁻ is consistent only to rounding) one path can
 /// end in a false secondary ray where another reaches a solution. So a failed plain attempt
-/// is followed by one with dᵢ (1 + i/n) (before any regularized one). On random impacts of 8
-/// corners on 2 rigid bodies (48 unknowns) this took the failures from 11 to 0 of 300.
+/// is followed by one with dᵢ (1 + i/n) and, if that fails too, one with dᵢ (2 − i/n) (before
+/// any regularized one). On random impacts of 8 corners on 2 rigid bodies (48 unknowns) the
+/// first retry took the failures from 11 to 0 of 300, and the second from 4 to 0 of 2000.
 ///
-/// Attempts, in order: plain; second covering (retry_covering); ρ₁, ρ₂, ρ₃ (regularize
-/// on_failure; `always` runs only these). At most 5 attempts, so at most 5 max_pivots pivots
+/// Attempts, in order: plain; the two other coverings (retry_covering); ρ₁, ρ₂, ρ₃ (regularize
+/// on_failure; `always` runs only these). At most 6 attempts, so at most 6 max_pivots pivots
 /// in all; the report counts attempts and the pivots of all of them.
 ///
 /// **Status** (z and w zero unless ok; nothing allocates, nothing throws):
@@ -163,8 +167,8 @@ struct LcpOptions {
   S check_tolerance = S(1e4) * Eigen::NumTraits<S>::epsilon();
   /// Hard cap on pivots per attempt (≥ 0); 0 selects the default 10 n + 50.
   int max_pivots = 0;
-  /// When the first plain attempt fails, try once more with the covering vector dᵢ (1 + i/n)
-  /// (see the file comment, "Second covering vector").
+  /// When the first plain attempt fails, try again with the covering vectors dᵢ (1 + i/n),
+  /// then dᵢ (2 − i/n) (see the file comment, "Other covering vectors").
   bool retry_covering = true;
   /// Covering vector d (entries > 0): empty for all ones, else n entries.
   Vector covering;
@@ -355,11 +359,12 @@ LcpExit lemke_run(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q
     if (z0_row >= 0 && z0_row != r) {
       const S a0 = ws.col.coeff(z0_row);
       if (a0 > S(0) && a0 > tau * ws.col_err.coeff(z0_row)) {
-        // z₀ leaves now if its ratio ties with the minimum
-        const S x0 = ws.x.coeff(z0_row) > tau * ws.x_err.coeff(z0_row) ? ws.x.coeff(z0_row) : S(0);
-        const S xr = ws.x.coeff(r) > tau * ws.x_err.coeff(r) ? ws.x.coeff(r) : S(0);
-        const S tie = tau * (ws.x_err.coeff(z0_row) / a0 + ws.x_err.coeff(r) / ws.col.coeff(r));
-        if (x0 / a0 <= xr / ws.col.coeff(r) + tie) r = z0_row;
+        // z₀ leaves now if its ratio ties with the minimum, judged relative to the two ratios
+        // (not by the rows' rounding bounds τ x_err/a: x_err = Σ|B⁻¹||q| can be 100 |x|, and
+        // in float that window let z₀ win at a ratio of 2.68 against a minimum of 1.47)
+        const S t0 = std::max(ws.x.coeff(z0_row), S(0)) / a0;
+        const S tr = std::max(ws.x.coeff(r), S(0)) / ws.col.coeff(r);
+        if (t0 <= tr + tau * std::max(t0, tr)) r = z0_row;
       }
     }
     leaving = ws.basis[r];
@@ -412,34 +417,47 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
   for (int i = 0; i < n; ++i) z.coeffRef(i) = ws.z.coeff(i) > S(0) ? ws.z.coeff(i) : S(0);
   // scales of the RETURNED (clamped) z: a large negative entry of the raw answer must not
   // inflate s_z and with it the tolerances (fuzz_lcp found w = −3.9 accepted that way)
-  S sz = S(0), sq = S(0), sm = S(0);
+  S sz = S(0), sq = S(0);
   for (int i = 0; i < n; ++i) {
     sz = std::max(sz, abs(z.coeff(i)));
     sq = std::max(sq, abs(static_cast<S>(q.coeff(i))));
+  }
+  // each row against its own terms: s_wᵢ = |qᵢ| + n maxⱼ|Mᵢⱼ| s_z. One scale for all rows let
+  // a row of small entries (a friction row μ f_n − Σβ, newtons) be judged against the largest
+  // row (accelerations): float solo12 returned w = −13.5 N as ok against a bound of 16 N.
+  // Plus a floor of n ε s_w (s_w = max|qᵢ| + n max|Mᵢⱼ| s_z, the whole problem's scale): a row
+  // whose entries are all rounding residue (a unilateral row the bilateral rows eliminate) is
+  // noise at that level, not at its own.
+  S sm = S(0);
+  for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j) sm = std::max(sm, abs(static_cast<S>(M.coeff(i, j))));
-  }
-  const S sw = sq + S(n) * sm * sz;
+  const S floor = S(n) * Eigen::NumTraits<S>::epsilon() * (sq + S(n) * sm * sz);
+  S vw = S(0), vc = S(0);
+  bool within = true;
   for (int i = 0; i < n; ++i) {
-    S s = static_cast<S>(q.coeff(i));
-    for (int j = 0; j < n; ++j) s += static_cast<S>(M.coeff(i, j)) * z.coeff(j);
+    S s = static_cast<S>(q.coeff(i)), mi = S(0);
+    for (int j = 0; j < n; ++j) {
+      const S m = static_cast<S>(M.coeff(i, j));
+      s += m * z.coeff(j);
+      mi = std::max(mi, abs(m));
+    }
     w.coeffRef(i) = s;
+    const S swi = abs(static_cast<S>(q.coeff(i))) + S(n) * mi * sz;
+    const S tol = tau_c * swi + floor;  // allowed violation of wᵢ ≥ 0 and of wᵢ = 0 where zᵢ > 0
+    const S neg = s < S(0) ? -s : S(0), comp = abs(z.coeff(i) * s);
+    within = within && neg <= tol && comp <= sz * tol;
+    // relative violations (0/0 → 0): each divided by its row's scale
+    if (neg > S(0)) vw = std::max(vw, neg / (swi + floor / tau_c));
+    if (comp > S(0)) vc = std::max(vc, comp / (sz * (swi + floor / tau_c)));
   }
-  S neg_w = S(0), comp = S(0);
-  for (int i = 0; i < n; ++i) {
-    neg_w = std::max(neg_w, -w.coeff(i));
-    comp = std::max(comp, abs(z.coeff(i) * w.coeff(i)));
-  }
-  // relative violations (0/0 → 0); NaN fails every comparison below. z itself is not
-  // checked: it is clamped, and w is evaluated at the clamped z, so a slightly negative zᵢ
-  // (an ill-conditioned basis: its forward error) costs only what it changes in w.
-  const S vw = neg_w > S(0) ? neg_w / sw : S(0);
-  const S vc = comp > S(0) ? comp / (sz * sw) : S(0);
-  // a regularized answer solves (M, q − ρ z) exactly: that shift must be within τ_c max|q|
+  // z itself is not checked: it is clamped, and w is evaluated at the clamped z, so a slightly
+  // negative zᵢ (an ill-conditioned basis: its forward error) costs only what it changes in w.
+  // A regularized answer solves (M, q − ρ z) exactly: that shift must be within τ_c max|q|.
   const S shift = rho * sz;
   const S vr = shift > S(0) ? shift / sq : S(0);
   residual = std::max(vr, std::max(vw, vc));
-  if (!(all_finite(z) && vw == vw && vc == vc && vr == vr)) residual = std::numeric_limits<S>::quiet_NaN();
-  return residual == residual && neg_w <= tau_c * sw && comp <= tau_c * sz * sw && shift <= tau_c * sq;
+  if (!(all_finite(z) && all_finite(w) && vw == vw && vc == vc && vr == vr)) residual = std::numeric_limits<S>::quiet_NaN();
+  return residual == residual && within && shift <= tau_c * sq;
 }
 
 template <class V>
@@ -508,19 +526,22 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
   const S rho_unit = S(n) * eps * std::max(S(1), m_max);
   const S rho_factors[3] = {S(1e2), S(1e4), S(1e6)};
 
-  // the attempts, in order: plain; plain with the second covering vector; M + ρ_k I
+  // the attempts, in order: plain; plain with the two other covering vectors; M + ρ_k I
   struct Attempt {
     S rho;
-    bool second_covering;
+    int covering;  // 0: d; 1: dᵢ (1 + i/n); 2: dᵢ (2 − i/n)
   };
-  Attempt plan[5];
+  Attempt plan[6];
   int attempts = 0;
   if (options.regularize != LcpRegularization::always) {
-    plan[attempts++] = {S(0), false};
-    if (options.retry_covering) plan[attempts++] = {S(0), true};
+    plan[attempts++] = {S(0), 0};
+    if (options.retry_covering) {
+      plan[attempts++] = {S(0), 1};
+      plan[attempts++] = {S(0), 2};
+    }
   }
   if (options.regularize != LcpRegularization::none)
-    for (const S f : rho_factors) plan[attempts++] = {f * rho_unit, false};
+    for (const S f : rho_factors) plan[attempts++] = {f * rho_unit, 0};
 
   LcpExit first_exit = LcpExit::none;
   S first_residual = S(0);
@@ -528,8 +549,8 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
     const S rho = plan[k].rho;
     if (options.covering.size() == 0) ws.d.setOnes(n);
     else ws.d = options.covering;
-    if (plan[k].second_covering)
-      for (int i = 0; i < n; ++i) ws.d.coeffRef(i) *= S(1) + S(i) / S(n);
+    if (plan[k].covering != 0)
+      for (int i = 0; i < n; ++i) ws.d.coeffRef(i) *= plan[k].covering == 1 ? S(1) + S(i) / S(n) : S(2) - S(i) / S(n);
     report.attempts += 1;
     LcpExit e = detail::lemke_run(M, q, rho, n, cap, options.pivot_tolerance, ws, report.pivots);
     S residual = S(0);
