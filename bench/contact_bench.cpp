@@ -108,6 +108,7 @@ struct Row {
   int ok = 0, states = 0;
   std::string failures;        ///< "Status (reason) ×n" of the states that did not return ok
   int scenario = 0;            ///< 0: holding torques + noise; 1: noise only
+  int guessed = 0;             ///< states whose sticking guess was the answer (ContactGuess::accepted)
 };
 inline Row make_row(std::string model, std::string contacts, std::string method, std::string work, std::string bench,
                     std::string baseline = "", bool goal = false, std::string counter = "") {
@@ -168,7 +169,7 @@ struct Robot {
   Tangent out = Tangent::Zero(), v_next = Tangent::Zero();
   Config q_next = Config::Zero();
   talus::ContactReport<double> report;
-  Options lemke, pgs, admm, lemke_soft;
+  Options lemke, pgs, admm, lemke_soft, lemke_cold;
 };
 
 [[noreturn]] inline void die(const std::string& what) {
@@ -189,6 +190,8 @@ R* make_robot(const std::string& name, const ModelT& model, const typename R::Co
   r->admm.solver = ContactSolver::admm;
   r->lemke_soft.solver = ContactSolver::lemke;
   r->lemke_soft.softening = kSoftening;
+  r->lemke_cold.solver = ContactSolver::lemke;
+  r->lemke_cold.sticking_guess = false;
   if (talus::forward_kinematics(r->model, *r->data, q) != Status::ok) die(name + ": forward_kinematics");
   const V3 z = V3::UnitZ();
   for (const PointSpec& ps : points) {
@@ -278,6 +281,7 @@ void add_row(R* r, Row row, const typename R::CP* cp, F fn) {
     const Status s = fn(*r, k);
     if (row.counter == "pivots") counts.push_back(r->report.lcp.pivots);
     if (row.counter == "iterations") counts.push_back(r->report.cone.iterations);
+    row.guessed += r->report.guess == talus::ContactGuess::accepted;
     if (cp != nullptr) row.unknowns = std::max(row.unknowns, r->report.unknowns);
     if (s == Status::ok) {
       ++row.ok;
@@ -373,14 +377,16 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
       ContactSolver solver;
     };
     const Variant variants[] = {{"lemke", "Lemke, 4-edge polygons", ContactSolver::lemke},
+                                {"lemke_cold", "Lemke, 4-edge polygons, no sticking guess", ContactSolver::lemke},
                                 {"pgs", "PGS, exact cones", ContactSolver::pgs},
                                 {"admm", "ADMM, exact cones", ContactSolver::admm}};
     for (const Variant& var : variants) {
       const bool lemke = var.solver == ContactSolver::lemke;
+      const bool cold = std::string(var.key) == "lemke_cold";
       const char* counter = lemke ? "pivots" : "iterations";
       const typename R::CP* cp = lemke ? r->poly.get() : r->exact.get();
-      const auto opt = [s = var.solver](R& x) -> const typename R::Options& {
-        return s == ContactSolver::lemke ? x.lemke : s == ContactSolver::pgs ? x.pgs : x.admm;
+      const auto opt = [s = var.solver, cold](R& x) -> const typename R::Options& {
+        return cold ? x.lemke_cold : s == ContactSolver::lemke ? x.lemke : s == ContactSolver::pgs ? x.pgs : x.admm;
       };
       const auto prob = [lemke](R& x) -> typename R::CP& { return lemke ? *x.poly : *x.exact; };
       add_row(r, row(contacts, var.label, "FD", name(var.key, "FD"), base_fd, true, counter), cp,
@@ -669,7 +675,8 @@ int main(int argc, char** argv) {
   o << "- time: median CPU time per call (ns) over the repetitions (9 of ≥ 0.2 s by default, interleaved at random "
        "across the benchmarks), each call on the next of " << cb::kStates
     << " states (same states for every method); pivots (Lemke, LcpReport::pivots) / iterations (PGS sweeps, ADMM "
-       "steps: ConeSolverReport::iterations): median and max over the states; ok = states that returned Status::ok; "
+       "steps: ConeSolverReport::iterations): median and max over the states; guess k/64 = states whose sticking guess "
+       "was the answer (ContactReport::guess, no pivot or iteration); ok = states that returned Status::ok; "
        "ratio = ns / ns of the bilateral range-space solve of the same level (FD and step rows: "
        "forward_dynamics_range_space; impact rows: compute_impulse_range_space)\n\n";
   const char* titles[2] = {
@@ -688,6 +695,7 @@ int main(int argc, char** argv) {
       if (!r.counter.empty()) {
         std::snprintf(buf, sizeof buf, "%g (%d) %s", r.counter_median, r.counter_max, r.counter.c_str());
         counter = buf;
+        if (r.guessed > 0) counter += "; guess " + std::to_string(r.guessed) + "/" + std::to_string(r.states);
       }
       std::string ok = std::to_string(r.ok) + "/" + std::to_string(r.states);
       if (!r.failures.empty()) ok += ": " + r.failures;

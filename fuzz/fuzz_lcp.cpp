@@ -1,10 +1,12 @@
-// fuzz_lcp: solve_lcp_lemke (talus/solvers/lcp_lemke.hpp) on fuzzed LCPs, LcpWorkspace<S, 8>
+// fuzz_lcp: solve_lcp_lemke and check_lcp_guess (talus/solvers/lcp_lemke.hpp) on fuzzed LCPs, LcpWorkspace<S, 8>
 // for S = double and float. n is 0..10 (beyond the capacity 8 must be invalid_input with zero
 // outputs), M raw, symmetrised or made a P-matrix (A Aᵀ + I, or diagonally dominant), q and
 // the options (tolerances, pivot cap, covering vector, regularization incl. a value outside
 // the enum) from the input.
 // Byte 0: bit 0 scalar (double, float), bits 1..2 regularize (none, on_failure, always, 3 =
-// invalid), bits 3..4 M shape (raw, symmetric, A Aᵀ + I, diagonally dominant); byte 1: flags
+// invalid), bits 3..4 M shape (raw, symmetric, A Aᵀ + I, diagonally dominant), bit 5
+// retry_covering off, bit 6 check_lcp_guess instead of the solve (a guess of n entries read after
+// the options, n + 1 when bit 7 is set: invalid_input); byte 1: flags
 // (bit 0 raw doubles, bit 1 set pivot_tolerance, bit 2 set check_tolerance, bit 3 set
 // max_pivots, bit 4 covering vector (size n, or n + 1 when bit 5 is set)); byte 2: n % 11;
 // then M (n × n), q (n), the option values.
@@ -65,6 +67,16 @@ void run_lcp(std::uint8_t b0, Reader& r) {
       for (int i = 0; i < size; ++i) opt_invalid |= !(o.covering(i) > S(0) && o.covering(i) <= S(1e9));
     }
   }
+  o.retry_covering = !(b0 & 32);
+  const bool guess_mode = (b0 & 64) != 0;
+  const int gsize = (b0 & 128) ? n + 1 : n;
+  VecX guess = VecX::Zero(guess_mode ? gsize : 0);
+  if (guess_mode) {
+    Eigen::VectorXd gd(gsize);
+    r.fill(gd);
+    guess = gd.cast<S>();
+    opt_invalid |= gsize != n;
+  }
   const unsigned reg = (b0 >> 1) & 3;
   o.regularize = static_cast<talus::LcpRegularization>(reg);
   opt_invalid |= reg > 2 || n > MaxN;
@@ -80,12 +92,13 @@ void run_lcp(std::uint8_t b0, Reader& r) {
     auto ws = std::make_unique<WS>();
     out.z.setConstant(MaxN, std::numeric_limits<S>::quiet_NaN());
     out.w.setConstant(MaxN, std::numeric_limits<S>::quiet_NaN());
-    out.s = no_heap("solve_lcp_lemke", [&] { return talus::solve_lcp_lemke(M, q, out.z, out.w, *ws, o, out.report); });
+    out.s = guess_mode ? no_heap("check_lcp_guess", [&] { return talus::check_lcp_guess(M, q, guess, out.z, out.w, *ws, o, out.report); })
+                       : no_heap("solve_lcp_lemke", [&] { return talus::solve_lcp_lemke(M, q, out.z, out.w, *ws, o, out.report); });
   };
   auto o1 = std::make_unique<Out>(), o2 = std::make_unique<Out>();
   run(*o1);
   run(*o2);
-  const char* name = "solve_lcp_lemke";
+  const char* name = guess_mode ? "check_lcp_guess" : "solve_lcp_lemke";
   auto same = [](const typename WS::Vector& a, const typename WS::Vector& b) {
     return a.size() == b.size() &&
            (a.size() == 0 || std::memcmp(a.data(), b.data(), sizeof(S) * static_cast<std::size_t>(a.size())) == 0);

@@ -149,9 +149,12 @@ struct Solo {
     EXPECT_EQ(bil->bind(model), Status::ok);
   }
 };
+// The solvers themselves (from scratch): the sticking guess off. Runs with the guess compare
+// against these.
 Options with(ContactSolver s) {
   Options o;
   o.solver = s;
+  o.sticking_guess = false;
   return o;
 }
 // For comparisons with Lemke's exact answer: the cone solvers held to 1e-11 of the size of the
@@ -206,6 +209,19 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
     EXPECT_LE(dp, 1e-7) << trial;
     EXPECT_LE(da, 1e-7) << trial;
     worst = std::max({worst, (a_p - a_l).cwiseAbs().maxCoeff(), (a_a - a_l).cwiseAbs().maxCoeff(), dp, da});
+    // with the sticking guess (the default): here it is the answer, every solver returns it at once
+    for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
+      Options o = tight(solver);
+      o.sticking_guess = true;
+      M::TangentVector a_g;
+      talus::ContactReport<double> rg;
+      ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, solver == ContactSolver::lemke ? *s.poly : *s.exact, s.q, v,
+                                                tau, a_g, o, rg),
+                Status::ok);
+      EXPECT_EQ(rg.guess, talus::ContactGuess::accepted) << trial << " solver " << static_cast<int>(solver);
+      EXPECT_EQ(rg.lcp.pivots + rg.cone.iterations, 0) << trial;
+      EXPECT_NEAR((a_g - a_l).cwiseAbs().maxCoeff(), 0.0, 1e-7) << trial << " solver " << static_cast<int>(solver);
+    }
     it_pgs = std::max(it_pgs, rp.cone.iterations);
     it_admm = std::max(it_admm, ra.cone.iterations);
     pivots = std::max(pivots, rl.lcp.pivots);
@@ -309,10 +325,12 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
     tau[3] = 0.8 * push * mg;
     tau[4] = 0.25 * push * mg;
     const Vector3<double> F(tau[3], tau[4], 0);
-    for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
+    for (int run = 0; run < 6; ++run) {  // each solver from scratch, then with the sticking guess
+      const ContactSolver solver = run % 3 == 0 ? ContactSolver::lemke : run % 3 == 1 ? ContactSolver::pgs : ContactSolver::admm;
       BoxProblem& cp = solver == ContactSolver::lemke ? poly : exact;
       BoxOptions o;
       o.solver = solver;
+      o.sticking_guess = run >= 3;
       Box::TangentVector a;
       talus::ContactReport<double> rep;
       ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q, v, tau, a, o, rep), Status::ok)
@@ -327,9 +345,9 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
       }
       EXPECT_NEAR(total.z(), mg, 1e-6 * mg) << push;
       EXPECT_NEAR((total.head<2>() + F.head<2>()).norm(), 0.0, 1e-6 * mg) << push;
-      std::printf("box, push %.2f m g, %s: a = %.2g, total normal %.9g N (m g = %.9g), %d pivots / %d iterations\n", push,
-                  solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM",
-                  a.cwiseAbs().maxCoeff(), total.z(), mg, rep.lcp.pivots, rep.cone.iterations);
+      std::printf("box, push %.2f m g, %s: a = %.2g, total normal %.9g N (m g = %.9g), %d pivots / %d iterations, guess %s\n",
+                  push, solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM",
+                  a.cwiseAbs().maxCoeff(), total.z(), mg, rep.lcp.pivots, rep.cone.iterations, talus::to_string(rep.guess));
     }
     Box::TangentVector a;
     EXPECT_EQ(talus::forward_dynamics_direct(model, data, *bil, q, v, tau, a), Status::singular);

@@ -244,13 +244,27 @@ TEST(ConsistencyContact, Solo12AllFeetPushingEqualsBilateralSolve) {
     }
     if (!pushing) continue;
     ++compared;
-    talus::ContactReport<double> rep;
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, s.q, v, tau, a_uni, Options{}, rep), Status::ok);
-    EXPECT_NEAR((a_uni - a_bil).cwiseAbs().maxCoeff(), 0.0, 1e-8) << trial;
-    for (int k = 0; k < 4; ++k) {
-      Vector3<double> f;
-      ASSERT_EQ(s.cp->world_force(k, f), Status::ok);
-      EXPECT_NEAR((f - bilateral_force(*s.bil, k)).norm(), 0.0, 1e-7) << trial << " foot " << k;
+    // Lemke from scratch (the sticking guess off), then with the guess (the default): the
+    // guess is the bilateral answer, so it must pass Lemke's check here and return it
+    for (const bool guess : {false, true}) {
+      Options o;
+      o.sticking_guess = guess;
+      talus::ContactReport<double> rep;
+      ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, s.q, v, tau, a_uni, o, rep), Status::ok);
+      if (guess) {
+        EXPECT_EQ(rep.guess, talus::ContactGuess::accepted) << trial;
+        EXPECT_EQ(rep.lcp.pivots, 0) << trial;
+        EXPECT_EQ(rep.lcp.exit, talus::LcpExit::guess) << trial;
+      } else {
+        EXPECT_EQ(rep.guess, talus::ContactGuess::not_tried) << trial;
+        EXPECT_GT(rep.lcp.pivots, 4) << trial;
+      }
+      EXPECT_NEAR((a_uni - a_bil).cwiseAbs().maxCoeff(), 0.0, 1e-8) << trial << " guess " << guess;
+      for (int k = 0; k < 4; ++k) {
+        Vector3<double> f;
+        ASSERT_EQ(s.cp->world_force(k, f), Status::ok);
+        EXPECT_NEAR((f - bilateral_force(*s.bil, k)).norm(), 0.0, 1e-7) << trial << " foot " << k << " guess " << guess;
+      }
     }
   }
   std::printf("all feet pushing: %d of 200 states compared\n", compared);
@@ -275,6 +289,9 @@ TEST(ConsistencyContact, Solo12LiftedFootHasZeroForceAndSeparates) {
     if (pulling == 0) continue;
     talus::ContactReport<double> rep;
     ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, s.q, v, tau, a, Options{}, rep), Status::ok);
+    // the sticking guess (the bilateral answer, with a pulling foot) must fail Lemke's check
+    EXPECT_EQ(rep.guess, talus::ContactGuess::rejected);
+    EXPECT_GT(rep.lcp.pivots, 0);
     ASSERT_EQ(talus::compute_constraint_gamma(s.model, *s.data, *s.bil, s.q, v), Status::ok);
     const Eigen::VectorXd acc = s.bil->G * a - s.bil->gamma;  // foot accelerations (x, y, z per foot... rows n, x, y)
     bool any_zero_force = false;
@@ -355,15 +372,20 @@ TEST(ConsistencyContact, Solo12LandingEqualsBilateralImpulseWhenAllPush) {
     ASSERT_EQ(talus::compute_impulse_direct(s.model, *s.data, *s.bil, s.q, vm, vb), Status::ok);
     EXPECT_NEAR(vb.cwiseAbs().maxCoeff(), 0.0, 1e-10) << "the bilateral impulse itself";
     EXPECT_NEAR((s.bil->lambda - L).cwiseAbs().maxCoeff(), 0.0, 1e-10);
-    talus::ContactReport<double> rep;
-    ASSERT_EQ(talus::impulses_contact(s.model, *s.data, *s.cp, s.q, vm, vp, Options{}, rep), Status::ok);
-    EXPECT_NEAR(vp.cwiseAbs().maxCoeff(), 0.0, 1e-8) << trial;
-    for (int k = 0; k < 4; ++k) {
-      Vector3<double> f;
-      ASSERT_EQ(s.cp->world_force(k, f), Status::ok);  // for impacts: the impulse, N·s
-      EXPECT_NEAR((f - Vector3<double>(L[3 * k + 1], L[3 * k + 2], L[3 * k])).norm(), 0.0, 1e-8) << trial << " foot " << k;
+    for (const bool guess : {false, true}) {  // Lemke from scratch; the sticking guess (accepted here)
+      Options o;
+      o.sticking_guess = guess;
+      talus::ContactReport<double> rep;
+      ASSERT_EQ(talus::impulses_contact(s.model, *s.data, *s.cp, s.q, vm, vp, o, rep), Status::ok);
+      EXPECT_NEAR(vp.cwiseAbs().maxCoeff(), 0.0, 1e-8) << trial;
+      for (int k = 0; k < 4; ++k) {
+        Vector3<double> f;
+        ASSERT_EQ(s.cp->world_force(k, f), Status::ok);  // for impacts: the impulse, N·s
+        EXPECT_NEAR((f - Vector3<double>(L[3 * k + 1], L[3 * k + 2], L[3 * k])).norm(), 0.0, 1e-8) << trial << " foot " << k;
+      }
+      if (guess) EXPECT_EQ(rep.guess, talus::ContactGuess::accepted) << trial;
+      else EXPECT_GT(rep.lcp.pivots, 0);
     }
-    EXPECT_GT(rep.lcp.pivots, 0);
   }
 }
 

@@ -21,7 +21,12 @@
 /// as the bilateral constraints leave it (Drake's final code used H⁻¹ here: wrong friction
 /// when a bilateral constraint is present). The LCP is solved by Lemke's method
 /// (lcp_lemke.hpp: lexicographic, capped, every answer checked against the unregularized
-/// problem). A = the rows (n, t₁, t₂) of each contact's point Jacobian and the limit rows;
+/// problem). Before Lemke the *sticking guess* is tried (ContactOptions::sticking_guess, on by
+/// default): every active contact pushes and sticks, no limit acts, i.e. the bilateral answer
+/// of the contact rows, one Cholesky solve of their Delassus block (least-norm for redundant
+/// contacts); if it passes Lemke's own check of the LCP (check_lcp_guess) it is the answer, with
+/// no pivot (a standing robot: most cycles); else Lemke runs from scratch. PGS and ADMM start
+/// from it. ContactReport::guess says which. A = the rows (n, t₁, t₂) of each contact's point Jacobian and the limit rows;
 /// φ = the packed row forces (contact frame per contact); λ = the bilateral forces (cs.lambda).
 ///
 /// Status (outputs zero unless ok; the problem's failure() says why, the bilateral set's too
@@ -72,7 +77,31 @@ struct ContactOptions {
   S damping = S(0);
   /// Time stepping: a contact takes part when its gap φ ≤ margin (m; +∞: always on).
   S margin = S(0.01);
+  /// Try the sticking guess first (every active contact pushes and sticks, no limit row acts:
+  /// the bilateral answer, one small Cholesky solve). Lemke returns it without a pivot when it
+  /// passes Lemke's own check of the LCP (lcp_lemke.hpp, check_lcp_guess), else runs from
+  /// scratch; PGS and ADMM start from it (when inside the cones) unless cone.warm_start. Not
+  /// tried when a contact slides. A guess with a force clearly outside its cone is dropped
+  /// after the solve, before any check (measured cost then ≈ 1–2 µs on solo12, bench/RESULTS.md).
+  bool sticking_guess = true;
 };
+
+/// What became of the sticking guess (ContactOptions::sticking_guess).
+enum class ContactGuess : unsigned char {
+  not_tried,  ///< option off, a contact sliding, no contact active, or K not factorable
+  accepted,   ///< it is the answer (Lemke: passed the check; PGS/ADMM: converged with 0 iterations)
+  rejected,   ///< a force outside its cone (then Lemke, PGS, ADMM start from scratch), or Lemke's
+              ///< check failed, or PGS/ADMM needed iterations from it
+};
+
+constexpr const char* to_string(ContactGuess g) {
+  switch (g) {
+    case ContactGuess::not_tried: return "not_tried";
+    case ContactGuess::accepted: return "accepted";
+    case ContactGuess::rejected: return "rejected";
+  }
+  return "unknown";
+}
 
 /// What a contact solve did.
 template <class S>
@@ -82,6 +111,7 @@ struct ContactReport {
   int sliding = 0;       ///< of which sliding (acceleration level)
   int limit_rows = 0;    ///< limit rows that took part
   int bilateral_rank = 0;  ///< rank of the bilateral rows (≤ their count: redundant rows tolerated)
+  ContactGuess guess = ContactGuess::not_tried;  ///< the sticking guess's fate
   LcpReport<S> lcp;      ///< Lemke: pivots, attempts, residual, regularization, exit
   ConeSolverReport<S> cone;  ///< PGS/ADMM: iterations, residuals, exit
 };
@@ -164,6 +194,31 @@ struct LcpUnknown {
   bool normal = false;
 };
 
+/// The friction force (f1, f2) (t₁, t₂ coefficients) as β ≥ 0 on the k polygon edges
+/// d_j = e[j].cJ[1..2]: on the two edges around it (the least Σβ, which is its polygon norm),
+/// written to z(first + j).
+template <class S, class Z>
+void polygon_split(S f1, S f2, const LcpUnknown<S>* e, int k, Z& z, int first) {
+  if (f1 == S(0) && f2 == S(0)) return;
+  int j1 = 0;
+  S best = e[0].cJ[1] * f1 + e[0].cJ[2] * f2;
+  for (int j = 1; j < k; ++j) {
+    const S dot = e[j].cJ[1] * f1 + e[j].cJ[2] * f2;
+    if (dot > best) {
+      best = dot;
+      j1 = j;
+    }
+  }
+  const S a1 = e[j1].cJ[1], a2 = e[j1].cJ[2];
+  const int j2 = a1 * f2 - a2 * f1 >= S(0) ? (j1 + 1) % k : (j1 + k - 1) % k;  // the side f lies on
+  const S b1 = e[j2].cJ[1], b2 = e[j2].cJ[2];
+  const S det = a1 * b2 - a2 * b1;  // ± sin(2π/k)
+  // f = β₁ a + β₂ b:  f × b = β₁ (a × b),  a × f = β₂ (a × b)
+  const S beta1 = (f1 * b2 - f2 * b1) / det, beta2 = (a1 * f2 - a2 * f1) / det;
+  z(first + j1) = beta1 > S(0) ? beta1 : S(0);
+  z(first + j2) = beta2 > S(0) ? beta2 : S(0);
+}
+
 }  // namespace detail
 
 /// Generalized force of the last contact solve's unilateral forces, Aᵀφ (nv; N or N·m; N·s
@@ -178,14 +233,127 @@ void contact_generalized_force(const ContactProblem<ModelT, MC, ME, ML>& cp, Out
 
 namespace detail {
 
+/// What a level adds to one unilateral row (the same for Lemke and the cone solvers): to its
+/// right-hand side (an impact's restitution on a contact normal; a step's gap term, φ/h apart
+/// so the gap closes in one step, erp φ/h penetrating, on normals and limit rows) and to its
+/// diagonal (an impact's softening, a step's cfm/h, on contact normals).
+template <class S>
+struct RowTerms {
+  S rhs = S(0), diag = S(0);
+};
+template <class S, int N>
+RowTerms<S> row_terms(ContactLevel level, bool limit, const ContactOptions<S, N>& opt, S vn, S g, S h, S cfm, S erp) {
+  RowTerms<S> t;
+  if (level == ContactLevel::impact && !limit) {
+    t.rhs = opt.restitution * std::min(S(0), vn);
+    t.diag = opt.softening;
+  }
+  if (level == ContactLevel::step) {
+    t.rhs = g > S(0) ? g / h : erp * g / h;
+    if (!limit) t.diag = cfm / h;
+  }
+  return t;
+}
+
+/// The sticking guess (ContactOptions::sticking_guess): every active contact pushes and
+/// sticks, no limit row acts. The contact rows R (each normal, and both tangents where μ > 0)
+/// then meet K f_R + free_R + terms = 0, K = D_RR + the level's diagonal terms: the bilateral
+/// answer. Solved by proximal steps f ← f + (K + ρI)⁻¹ (r − K f), r = −(free_R + terms),
+/// ρ = √ε max diag K, from f = 0, at most 8 (stopping when a step is below n ε ‖f‖∞ or no
+/// longer halves the last one): for a
+/// K of full rank they converge to K⁻¹ r (the error shrinks by ρ/(λ + ρ) per step), for a
+/// singular one (redundant contacts, e.g. 4 corners of a sole) to the least-norm solution,
+/// which spreads the load. Writes the packed row forces to ws.phi (0 off R). Uses the cone
+/// solvers' storage (ws.W, ws.b, ws.f, ws.cone): call it before cone_forces fills them. Returns
+/// none when K cannot be factored or the answer is not finite, outside when a force is
+/// clearly outside its circular cone (f_n < −√ε max|f|, or ‖f_t‖ > μ f_n + √ε max|f|: a cheap
+/// screen), else inside. Even then only a candidate: the caller checks it.
+enum class GuessResult { none, outside, inside };
+template <class ModelT, int MC, int ME, int ML, class Gap>
+GuessResult sticking_guess(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level,
+                    const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, typename ModelT::Scalar h,
+                    typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap) {
+  using S = typename ModelT::Scalar;
+  using std::abs;
+  using std::sqrt;
+  auto& ws = cp.ws;
+  int R[3 * MC];
+  bool normal[3 * MC];
+  int nr = 0;
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const int width = cp.contact(i).mu > S(0) ? 3 : 1;
+    for (int j = 0; j < width; ++j) {
+      R[nr] = r + j;
+      normal[nr++] = j == 0;
+    }
+  }
+  if (nr == 0) return GuessResult::none;
+  ws.W.resize(nr, nr);
+  ws.b.resize(nr);
+  S dmax = S(0);
+  for (int a = 0; a < nr; ++a) {
+    for (int c = 0; c < nr; ++c) ws.W.coeffRef(a, c) = ws.D.coeff(R[a], R[c]);
+    ws.b.coeffRef(a) = -ws.free.coeff(R[a]);
+    if (normal[a]) {
+      const RowTerms<S> t = row_terms(level, false, opt, ws.row_velocity.coeff(R[a]), gap.coeff(R[a]), h, cfm, erp);
+      ws.b.coeffRef(a) -= t.rhs;
+      ws.W.coeffRef(a, a) += t.diag;
+    }
+    dmax = std::max(dmax, ws.W.coeff(a, a));
+  }
+  const S eps = Eigen::NumTraits<S>::epsilon();
+  if (!(dmax > S(0) && dmax <= S(1) / eps)) return GuessResult::none;
+  if (!cone_cholesky(ws.W, sqrt(eps) * dmax, nr, ws.cone)) return GuessResult::none;
+  ws.f.setZero(nr);
+  auto& step = ws.cone.rhs;
+  step.resize(nr);
+  S last = std::numeric_limits<S>::infinity();
+  for (int it = 0; it < 8; ++it) {
+    for (int a = 0; a < nr; ++a) {  // r − K f (loops: no GEMV temporary)
+      S x = ws.b.coeff(a);
+      for (int c = 0; c < nr; ++c) x -= ws.W.coeff(a, c) * ws.f.coeff(c);
+      step.coeffRef(a) = x;
+    }
+    cone_chol_solve(ws.cone, nr, step);
+    S smax = S(0), fmax = S(0);
+    for (int a = 0; a < nr; ++a) {
+      ws.f.coeffRef(a) += step.coeff(a);
+      smax = std::max(smax, abs(step.coeff(a)));
+      fmax = std::max(fmax, abs(ws.f.coeff(a)));
+    }
+    // converged, or down to rounding noise (a step no longer halves: an ill-conditioned K
+    // amplifies the residual's rounding, so the steps stall above n ε ‖f‖)
+    if (!(smax > S(nr) * eps * fmax) || !(smax < S(0.5) * last)) break;
+    last = smax;
+  }
+  ws.phi.setZero(ws.rows);
+  for (int a = 0; a < nr; ++a) ws.phi.coeffRef(R[a]) = ws.f.coeff(a);
+  if (!all_finite(ws.phi)) return GuessResult::none;
+  // a cheap screen before the caller's exact check: every force inside its (circular) cone,
+  // to within √ε of the largest force (a pulling foot or a slipping one fails here)
+  S fmax = S(0);
+  for (int a = 0; a < nr; ++a) fmax = std::max(fmax, abs(ws.f.coeff(a)));
+  const S slack = sqrt(eps) * fmax;
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const S fn = ws.phi.coeff(r), ft = sqrt(ws.phi.coeff(r + 1) * ws.phi.coeff(r + 1) + ws.phi.coeff(r + 2) * ws.phi.coeff(r + 2));
+    if (!(fn >= -slack && ft <= cp.contact(i).mu * fn + slack)) return GuessResult::outside;
+  }
+  return GuessResult::inside;
+}
+
 /// The exact-cone solve (PGS or ADMM) of the rows built by contact_solve (ws.A, ws.D, ws.free,
 /// the gaps): one 3-row unit per active contact, one per active limit row (whose two tangent
 /// rows are inert: W = I, b = 0, μ = 0, so their forces stay 0). The level terms are the
 /// LCP's: restitution and softening on impact normals, the gap (erp) and cfm/h at a step.
+/// `guessed`: ws.phi holds the sticking guess, the start unless options.cone.warm_start.
 /// Fills ws.phi; on failure `why` and `index` say why.
 template <class ModelT, int MC, int ME, int ML, class Gap>
 Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, typename ModelT::Scalar h,
-                   typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap,
+                   typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap, bool guessed,
                    const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
                    ContactReport<typename ModelT::Scalar>& report, ContactFailureReason& why, int& index) {
   using S = typename ModelT::Scalar;
@@ -242,22 +410,24 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
           if (const int rb = row_of(bb, j); rb >= 0) ws.W(ia, 3 * bb + j) = ws.D(ra, rb);
       ws.b(ia) = ws.free(ra);
       if (i != 0) continue;
-      if (level == ContactLevel::impact && !ws.unit_limit[a]) {
-        ws.b(ia) += opt.restitution * std::min(S(0), ws.row_velocity(ra));
-        ws.W(ia, ia) += opt.softening;
-      }
-      if (level == ContactLevel::step) {
-        const S g = gap(ra);
-        ws.b(ia) += g > S(0) ? g / h : erp * g / h;
-        if (!ws.unit_limit[a]) ws.W(ia, ia) += cfm / h;
-      }
+      const RowTerms<S> t = row_terms(level, ws.unit_limit[a], opt, ws.row_velocity(ra), gap(ra), h, cfm, erp);
+      ws.b(ia) += t.rhs;
+      ws.W(ia, ia) += t.diag;
     }
   ws.f.setZero(n);
-  if (opt.cone.warm_start)
+  ConeSolverOptions<S> copt = opt.cone;
+  if (opt.cone.warm_start) {
     for (int a = 0, i = 0; i < cp.size(); ++i)
       if (ws.contact_row[i] >= 0) ws.f.template segment<3>(3 * a++) = ws.previous_force[i];
-  const Status s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, opt.cone, report.cone)
-                                                    : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, opt.cone, report.cone);
+  } else if (guessed) {  // start from the sticking guess (ws.phi); limit units from 0
+    for (int a = 0; a < k; ++a)
+      if (!ws.unit_limit[a]) ws.f.template segment<3>(3 * a) = ws.phi.template segment<3>(ws.unit_row[a]);
+    copt.warm_start = true;
+  }
+  const Status s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone)
+                                                    : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone);
+  if (guessed && !opt.cone.warm_start)
+    report.guess = s == Status::ok && report.cone.iterations == 0 ? ContactGuess::accepted : ContactGuess::rejected;
   if (s != Status::ok) {
     why = s == Status::not_converged   ? ContactFailureReason::not_converged
           : s == Status::invalid_input ? ContactFailureReason::input_invalid
@@ -408,7 +578,12 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   if (!lemke) {
     ContactFailureReason why = ContactFailureReason::none;
     int index = -1;
-    s = cone_forces(cp, level, h, cfm, erp, gap, opt, report, why, index);
+    // at acceleration level a cone contact that slides is refused in cone_forces: none slides here.
+    // The guess is the start only when inside the cones (an outside one is a worse start than 0).
+    const GuessResult g = opt.sticking_guess && !opt.cone.warm_start ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
+                                                                      : GuessResult::none;
+    if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
+    s = cone_forces(cp, level, h, cfm, erp, gap, g == GuessResult::inside, opt, report, why, index);
     if (s != Status::ok) {
       if constexpr (has_bilateral) zero_constraint_results(*bil);
       ws.rows = 0;
@@ -478,35 +653,35 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       if (lambda_of[i] == 0) lambda_of[i] = n++;
     report.unknowns = n;
 
-    ws.M.setZero(n, n);
+    ws.M.resize(n, n);  // the force block is written whole below; the Λ rows and columns start at 0
+    ws.M.bottomRows(n - n_forces).setZero();
+    ws.M.topRightCorner(n_forces, n - n_forces).setZero();
     ws.q.setZero(n);
-    for (int a = 0; a < n_forces; ++a) {
-      const LcpUnknown<S>& ua = u[a];
-      for (int bb = 0; bb < n_forces; ++bb) {
-        const LcpUnknown<S>& ub = u[bb];
-        S sum = S(0);
-        for (int i = 0; i < ua.width; ++i) {
-          if (ua.cJ[i] == S(0)) continue;
-          for (int j = 0; j < ub.width; ++j) sum += ua.cJ[i] * ws.D(ua.row + i, ub.row + j) * ub.cF[j];
-        }
+    // M(a, b) = cJ_aᵀ D cF_b, column by column: d = D cF_b (columns of D, contiguous), then
+    // each row a takes cJ_aᵀ of its rows of d
+    typename CP::Workspace::RowsVector d;
+    d.resize(m);
+    for (int bb = 0; bb < n_forces; ++bb) {
+      const LcpUnknown<S>& ub = u[bb];
+      d.setZero();
+      for (int j = 0; j < ub.width; ++j)
+        if (ub.cF[j] != S(0)) d.noalias() += ub.cF[j] * ws.D.col(ub.row + j).head(m);
+      for (int a = 0; a < n_forces; ++a) {
+        const LcpUnknown<S>& ua = u[a];
+        const S* const da = d.data() + ua.row;
+        S sum = ua.cJ[0] * da[0];
+        if (ua.width == 3) sum += ua.cJ[1] * da[1] + ua.cJ[2] * da[2];
         ws.M(a, bb) = sum;
       }
+    }
+    for (int a = 0; a < n_forces; ++a) {
+      const LcpUnknown<S>& ua = u[a];
       S qa = S(0);
       for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
-      if (level != ContactLevel::acceleration && ua.normal) {
-        const S vn = ws.row_velocity(ua.row);
-        if (level == ContactLevel::impact) {
-          qa += opt.restitution * std::min(S(0), vn);
-          ws.M(a, a) += opt.softening;
-        } else {  // step: v_n⁺ + (cfm/h) p_n + k ≥ 0, k = φ/h apart (close the gap exactly), erp φ/h penetrating
-          const S g = gap(ua.row);
-          qa += g > S(0) ? g / h : erp * g / h;
-          ws.M(a, a) += cfm / h;
-        }
-      }
-      if (level == ContactLevel::step && ua.contact < 0) {  // a limit row, penetrating: the same erp
-        const S g = gap(ua.row);
-        qa += g > S(0) ? g / h : erp * g / h;
+      if (ua.normal || ua.contact < 0) {  // impact: restitution, softening; step: the gap, cfm/h
+        const RowTerms<S> t = row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, cfm, erp);
+        qa += t.rhs;
+        ws.M(a, a) += t.diag;
       }
       ws.q(a) = qa;
       if (ua.contact >= 0 && !ua.normal) ws.M(a, lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
@@ -518,7 +693,26 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
     }
 
     // ---- solve and recover ---------------------------------------------------------------
-    s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+    // first the sticking guess, in the LCP's unknowns: f_n; f_t split on the two polygon
+    // edges around it (the least Σβ); Λ = 0; limit rows 0. Accepted only by Lemke's own check.
+    bool solved = false;
+    const GuessResult g = opt.sticking_guess && report.sliding == 0 ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
+                                                                     : GuessResult::none;
+    if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
+    if (g == GuessResult::inside) {
+      auto& zg = ws.w;  // scratch: check_lcp_guess reads it whole before it writes w
+      zg.setZero(n);
+      for (int a = 0; a < n_forces; ++a) {
+        const LcpUnknown<S>& ua = u[a];
+        if (!ua.normal) continue;
+        zg(a) = ws.phi(ua.row);
+        if (lambda_of[ua.contact] >= 0) polygon_split(ws.phi(ua.row + 1), ws.phi(ua.row + 2), u + a + 1, cp.contact(ua.contact).edges, zg, a + 1);
+      }
+      s = check_lcp_guess(ws.M, ws.q, zg, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+      solved = s == Status::ok;
+      report.guess = solved ? ContactGuess::accepted : ContactGuess::rejected;
+    }
+    if (!solved) s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
     if (s != Status::ok) {
       if constexpr (has_bilateral) zero_constraint_results(*bil);
       ws.rows = 0;

@@ -98,6 +98,11 @@
 /// on_failure; `always` runs only these). At most 6 attempts, so at most 6 max_pivots pivots
 /// in all; the report counts attempts and the pivots of all of them.
 ///
+/// **A caller's guess** (check_lcp_guess). A candidate z found by other means (a contact
+/// solver's guess of the active set, the last cycle's answer) is returned when it passes the
+/// check above against the original M, q (no pivot, about 2 n² flops), so a guess can never
+/// return what Lemke would have refused.
+///
 /// **Status** (z and w zero unless ok; nothing allocates, nothing throws):
 /// - ok: z, w satisfy the check above; LcpReport::exit says trivial (q ≥ 0) or solved.
 /// - invalid_input: M not n × n with n = q.size(), n > MaxN (n = 0 is ok, empty z and w), NaN/Inf or |entry| > input_limits::magnitude in M, q or the covering
@@ -140,6 +145,7 @@ enum class LcpExit : unsigned char {
   check_failed,  ///< the answer failed the complementarity check (Status::singular)
   invalid_input, ///< Status::invalid_input
   non_finite,    ///< a value became Inf/NaN (Status::overflow)
+  guess,         ///< check_lcp_guess: the caller's candidate passed the check (no pivot)
 };
 
 constexpr const char* to_string(LcpExit e) {
@@ -152,6 +158,7 @@ constexpr const char* to_string(LcpExit e) {
     case LcpExit::check_failed: return "check_failed";
     case LcpExit::invalid_input: return "invalid_input";
     case LcpExit::non_finite: return "non_finite";
+    case LcpExit::guess: return "guess";
   }
   return "unknown";
 }
@@ -200,7 +207,7 @@ struct LcpWorkspace {
   Vector col_err;  ///< its row-wise rounding bound Σⱼ |B⁻¹ᵢⱼ| |A_e,j|
   Vector x_err;    ///< Σⱼ |B⁻¹ᵢⱼ| |qⱼ|
   Vector d;        ///< covering vector in use
-  Vector r;        ///< refinement residual
+  Vector r;        ///< refinement residual; the check's row maxima
   Vector z;        ///< candidate answer
   Vector ae;       ///< entering column A_e of [I, −(M + ρI), −d]
   Vector ae_abs;   ///< |A_e|
@@ -428,20 +435,26 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
   // Plus a floor of n ε s_w (s_w = max|qᵢ| + n max|Mᵢⱼ| s_z, the whole problem's scale): a row
   // whose entries are all rounding residue (a unilateral row the bilateral rows eliminate) is
   // noise at that level, not at its own.
+  // one pass over M, column by column (contiguous for a column-major M): w = q + M z (each
+  // row summed in the order j = 0, 1, ...) and each row's largest |Mᵢⱼ| (in ws.r)
+  auto& row_max = ws.r;
+  row_max.setZero(n);
+  for (int i = 0; i < n; ++i) w.coeffRef(i) = static_cast<S>(q.coeff(i));
+  for (int j = 0; j < n; ++j) {
+    const S zj = z.coeff(j);
+    for (int i = 0; i < n; ++i) {
+      const S m = static_cast<S>(M.coeff(i, j));
+      w.coeffRef(i) += m * zj;
+      row_max.coeffRef(i) = std::max(row_max.coeff(i), abs(m));
+    }
+  }
   S sm = S(0);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) sm = std::max(sm, abs(static_cast<S>(M.coeff(i, j))));
+  for (int i = 0; i < n; ++i) sm = std::max(sm, row_max.coeff(i));
   const S floor = S(n) * Eigen::NumTraits<S>::epsilon() * (sq + S(n) * sm * sz);
   S vw = S(0), vc = S(0);
   bool within = true;
   for (int i = 0; i < n; ++i) {
-    S s = static_cast<S>(q.coeff(i)), mi = S(0);
-    for (int j = 0; j < n; ++j) {
-      const S m = static_cast<S>(M.coeff(i, j));
-      s += m * z.coeff(j);
-      mi = std::max(mi, abs(m));
-    }
-    w.coeffRef(i) = s;
+    const S s = w.coeff(i), mi = row_max.coeff(i);
     const S swi = abs(static_cast<S>(q.coeff(i))) + S(n) * mi * sz;
     const S tol = tau_c * swi + floor;  // allowed violation of wᵢ ≥ 0 and of wᵢ = 0 where zᵢ > 0
     const S neg = s < S(0) ? -s : S(0), comp = abs(z.coeff(i) * s);
@@ -463,6 +476,21 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
 template <class V>
 void lcp_zero(V& v, int n, int max) {
   v.setZero(n >= 0 && n <= max ? n : 0);
+}
+
+/// The input rules of the file comment ("invalid_input"), sizes aside.
+template <class S, int MaxN, class DM, class DQ>
+bool lcp_inputs_valid(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, const LcpOptions<S, MaxN>& options) {
+  const auto reg = static_cast<unsigned>(options.regularize);
+  if (!(options.pivot_tolerance >= S(0) && options.pivot_tolerance <= S(1)) ||
+      !(options.check_tolerance >= S(0) && options.check_tolerance <= S(1)) || options.max_pivots < 0 || reg > 2 ||
+      !(options.covering.size() == 0 || options.covering.size() == q.rows()))
+    return false;
+  if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude)) return false;
+  if (!all_within(options.covering, input_limits::magnitude)) return false;
+  for (Eigen::Index i = 0; i < options.covering.size(); ++i)
+    if (!(options.covering.coeff(i) > S(0))) return false;
+  return true;
 }
 
 }  // namespace detail
@@ -491,18 +519,7 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
     return s;
   };
   const S eps = Eigen::NumTraits<S>::epsilon();
-  const auto reg = static_cast<unsigned>(options.regularize);
-  if (!n_ok || !(options.pivot_tolerance >= S(0) && options.pivot_tolerance <= S(1)) ||
-      !(options.check_tolerance >= S(0) && options.check_tolerance <= S(1)) || options.max_pivots < 0 || reg > 2 ||
-      !(options.covering.size() == 0 || options.covering.size() == nq))
-    return fail(Status::invalid_input, LcpExit::invalid_input);
-  if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude))
-    return fail(Status::invalid_input, LcpExit::invalid_input);
-  if (options.covering.size() != 0) {
-    if (!all_within(options.covering, input_limits::magnitude)) return fail(Status::invalid_input, LcpExit::invalid_input);
-    for (int i = 0; i < n; ++i)
-      if (!(options.covering.coeff(i) > S(0))) return fail(Status::invalid_input, LcpExit::invalid_input);
-  }
+  if (!n_ok || !detail::lcp_inputs_valid(M, q, options)) return fail(Status::invalid_input, LcpExit::invalid_input);
   if (n == 0) {
     z.resize(0);
     w.resize(0);
@@ -578,6 +595,48 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
     case LcpExit::non_finite: return fail(Status::overflow, first_exit);
     default: return fail(Status::singular, first_exit);
   }
+}
+
+/// Accepts a candidate answer of LCP(M, q) found by other means (a guess of the active set,
+/// the last cycle's answer) when it passes the same check as solve_lcp_lemke's answers (file
+/// comment, "Tolerances": z clamped ≥ 0, w = M z + q at the clamped z, each row against its
+/// own terms, options.check_tolerance). No pivot: about 2 n² flops. Then z (clamped), w,
+/// Status::ok and LcpReport::exit = guess (pivots and attempts 0, residual the check's).
+/// Otherwise z and w zero and Status::singular with exit check_failed (a non-finite
+/// candidate: exit non_finite); invalid_input (exit invalid_input) as solve_lcp_lemke, and
+/// also for a candidate of the wrong size or with NaN/Inf or |entry| > input_limits::magnitude.
+/// A caller whose guess fails goes on with solve_lcp_lemke (contact_dynamics.hpp does).
+template <class S, int MaxN, class DM, class DQ, class G, class Z, class W>
+Status check_lcp_guess(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, const Eigen::MatrixBase<G>& guess,
+                       Z& z, W& w, LcpWorkspace<S, MaxN>& ws, const LcpOptions<S, MaxN>& options, LcpReport<S>& report) {
+  static_assert(detail::holds_rows_up_to<Z, MaxN>(),
+                "talus: z must be a resizable column vector of up to MaxN entries (LcpWorkspace::Vector)");
+  static_assert(detail::holds_rows_up_to<W, MaxN>(),
+                "talus: w must be a resizable column vector of up to MaxN entries (LcpWorkspace::Vector)");
+  report = LcpReport<S>{};
+  const Eigen::Index nq = q.rows();
+  const bool q_ok = q.cols() == 1 && nq <= MaxN;
+  const int n = q_ok ? static_cast<int>(nq) : -1;
+  auto fail = [&](Status s, LcpExit e) {
+    detail::lcp_zero(z, n, MaxN);
+    detail::lcp_zero(w, n, MaxN);
+    report.exit = e;
+    return s;
+  };
+  if (!(q_ok && M.rows() == nq && M.cols() == nq && guess.rows() == nq && guess.cols() == 1) ||
+      !detail::lcp_inputs_valid(M, q, options) || !all_within(guess.derived(), input_limits::magnitude))
+    return fail(Status::invalid_input, LcpExit::invalid_input);
+  ws.z.resize(n);
+  for (int i = 0; i < n; ++i) ws.z.coeffRef(i) = static_cast<S>(guess.coeff(i));
+  S residual = S(0);
+  const bool pass = detail::lcp_check(M, q, n, options.check_tolerance, S(0), ws, z, w, residual);
+  report.residual = residual;
+  if (pass && all_finite(z) && all_finite(w)) {
+    report.exit = LcpExit::guess;
+    return Status::ok;
+  }
+  return fail(residual == residual ? Status::singular : Status::overflow,
+              residual == residual ? LcpExit::check_failed : LcpExit::non_finite);
 }
 
 /// solve_lcp_lemke with default options; the report is discarded.
