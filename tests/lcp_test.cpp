@@ -207,6 +207,47 @@ TEST(ReferenceLcp, MurtyTriangular) {
   }
 }
 
+// check_lcp_guess on the 2 × 2 SPD problem above (solution z = (4/3, 7/3), w = 0): the exact
+// answer is accepted with exit guess and no pivot; a guess off by 1e-3 in one entry, a guess
+// with the wrong active set (z₂ = 0: w₂ = −6 + 4/3... < 0), a negative guess and a non-finite
+// one are refused (outputs zero); a guess of the wrong size is invalid_input; no heap.
+TEST(ReferenceLcp, GuessAcceptedOnlyWhenItSolves) {
+  static WS ws;
+  const Mat M = mat(2, {2, 1, 1, 2});
+  Vec q(2);
+  q << -5, -6;
+  const LcpOptions<double, N> o;
+  auto run = [&](const Vec& g, Vec& z, Vec& w, LcpReport<double>& rep) {
+    z.setConstant(2, 7.0);
+    w.setConstant(2, 7.0);
+    Status s = Status::ok;
+    const std::size_t calls = talus_test::heap_calls([&] { s = talus::check_lcp_guess(M, q, g, z, w, ws, o, rep); });
+    EXPECT_EQ(calls, 0u);
+    return s;
+  };
+  Vec z, w, g(2);
+  LcpReport<double> rep;
+  g << 4.0 / 3.0, 7.0 / 3.0;
+  ASSERT_EQ(run(g, z, w, rep), Status::ok);
+  EXPECT_EQ(rep.exit, LcpExit::guess);
+  EXPECT_EQ(rep.pivots, 0);
+  EXPECT_NEAR(z(0), 4.0 / 3.0, 1e-15);
+  EXPECT_NEAR(w.cwiseAbs().maxCoeff(), 0.0, 1e-14);
+  const double bad[4][2] = {{4.0 / 3.0 + 1e-3, 7.0 / 3.0}, {2.5, 0.0}, {-1.0, 3.5}, {std::nan(""), 1.0}};
+  for (int k = 0; k < 4; ++k) {
+    g << bad[k][0], bad[k][1];
+    const Status s = run(g, z, w, rep);
+    EXPECT_NE(s, Status::ok) << k;
+    EXPECT_EQ(z, Vec::Zero(2)) << k;
+    EXPECT_EQ(w, Vec::Zero(2)) << k;
+    EXPECT_EQ(rep.pivots, 0) << k;
+  }
+  Vec g3 = Vec::Ones(3);
+  EXPECT_EQ(run(g3, z, w, rep), Status::invalid_input);
+  EXPECT_EQ(rep.exit, LcpExit::invalid_input);
+  EXPECT_EQ(z, Vec::Zero(2));
+}
+
 // Trivial: q ≥ 0 → z = 0, w = q, no pivot.
 TEST(ReferenceLcp, Trivial) {
   const VecX q = VecX::Map(std::vector<double>{1, 0, 2}.data(), 3);
