@@ -47,7 +47,8 @@
 //   float solve returns ok 4.4 % off in q̈, 2.3× the tolerance 32·eps_f·κ (states 3 and 13 did
 //   too until lcp_lemke.hpp's check scaled each row by its own terms and z₀'s tie window was
 //   made relative; they are compared now). The host's float run of the same code gives the
-//   same numbers, and the reference header records its errors: where the host's float run is
+//   same numbers (cause traced in targets/README.md: float Lemke's z error, 1.6·κ(basis)·eps_f,
+//   amplified ×34 into a q̈ that nearly cancels), and the reference header records its errors: where the host's float run is
 //   beyond the tolerance (or failed), the target's result is printed as KNOWN and not
 //   compared; everywhere else it must pass. Double is not affected.
 // PGS (exact cones): an iterative solver stopped by its residual check (τ_r = √ε).

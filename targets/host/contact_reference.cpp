@@ -143,6 +143,25 @@ double norm2(const Eigen::MatrixXd& A) {
 //   κ_f  = [‖T R₂₁‖ (‖τ‖ + ‖C‖ + ‖H‖‖q̈‖ + ‖F_q‖‖x‖) + ‖T Y‖ (‖γ‖ + ‖J_q‖‖q̈‖)] / ‖f‖
 // (the formula of reference.cpp's constrained_conds for a non-symmetric K). The q̈ of this
 // system must equal the LCP's: checked (a wrong classification would not).
+
+// 2-norm condition number of Lemke's final basis B (its columns: wᵢ → eᵢ, zᵢ → −M's column i)
+template <class Sol>
+double basis_cond(Sol& sol) {
+  auto& ws = sol.cp->ws;
+  const int n = static_cast<int>(ws.q.size());
+  Eigen::MatrixXd B(n, n);
+  const Eigen::MatrixXd Md = ws.M.topLeftCorner(n, n).template cast<double>();
+  for (int i = 0; i < n; ++i) {
+    const int b = ws.lcp.basis[i];
+    if (b < n) B.col(i) = Eigen::VectorXd::Unit(n, b);
+    else if (b < 2 * n) B.col(i) = -Md.col(b - n);
+    else B.col(i).setConstant(-1.0);
+  }
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(B);
+  const auto sv = svd.singularValues();
+  return sv(0) / sv(n - 1);
+}
+
 struct ActiveSet {
   double margin = 0, cond_ddq = 0, cond_f = 0, check = 0;  // check: |q̈_K − q̈_LCP| relative
   int pushing = 0, sticking = 0, slipping = 0;            // feet (slipping: vertex, facet or kinetic)
@@ -498,6 +517,23 @@ int main(int argc, char** argv) {
                     kVariantName[vi], talus::to_string(sd->status), sd->count(var), talus::to_string(sf->status),
                     sf->count(var), as.margin, as.cond_ddq, as.cond_f, e_ddq, e_f,
                     var == pgs ? (std::string("  backward err ") + std::to_string(be)).c_str() : "", as.text.c_str());
+        if (var != pgs) {
+          // Lemke's own accuracy: κ of the final basis, and float Lemke run on the double
+          // LCP rounded to float (so the data's rounding is not counted): z's error (max norm,
+          // relative; β of a sticking foot and Λ of a lifted one are not unique, so a different
+          // path may differ there without being wrong)
+          const int n = static_cast<int>(sd->cp->ws.q.size());
+          const Eigen::MatrixXd Md = sd->cp->ws.M.topLeftCorner(n, n);
+          const Eigen::VectorXd qd = sd->cp->ws.q, zd = sd->cp->ws.z;
+          talus::LcpWorkspace<float, 24> wsf;
+          talus::LcpReport<float> rf;
+          talus::LcpWorkspace<float, 24>::Vector zf, wf;
+          const Eigen::MatrixXf Mf = Md.cast<float>();
+          const Eigen::VectorXf qf = qd.cast<float>();
+          const talus::Status st = talus::solve_lcp_lemke(Mf, qf, zf, wf, wsf, talus::LcpOptions<float, 24>{}, rf);
+          std::printf("   κ(basis) %.3g; float Lemke on the double LCP: %s, %d pivots, z err %.2g\n", basis_cond(*sd),
+                      talus::to_string(st), rf.pivots, (zf.cast<double>() - zd).cwiseAbs().maxCoeff() / zd.cwiseAbs().maxCoeff());
+        }
       }
     }
   }
