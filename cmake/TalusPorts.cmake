@@ -36,7 +36,7 @@ function(talus_define_ports port_dir)
 
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT TARGET talus_port_posix)
     find_package(Threads REQUIRED)
-    add_library(talus_port_posix OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp")
+    add_library(talus_port_posix OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp" "${port_dir}/posix/clock_posix.cpp")
     add_library(talus::port_posix ALIAS talus_port_posix)
     target_include_directories(talus_port_posix PUBLIC "${port_dir}/posix/include")
     target_link_libraries(talus_port_posix PUBLIC talus::talus Threads::Threads)
@@ -49,7 +49,8 @@ function(talus_define_ports port_dir)
     set(TALUS_PORT_LINKER_SCRIPT "${port_dir}/cortex-m/mps2.ld" CACHE FILEPATH
         "linker script of the board for talus::port_cortex_m (default: the QEMU MPS2 boards); an executable's TALUS_LINKER_SCRIPT property overrides it")
     add_library(talus_port_cortex_m OBJECT EXCLUDE_FROM_ALL
-                "${port_dir}/cortex-m/startup.cpp" "${port_dir}/cortex-m/port_cortex_m.cpp")
+                "${port_dir}/cortex-m/startup.cpp" "${port_dir}/cortex-m/port_cortex_m.cpp"
+                "${port_dir}/cortex-m/clock_cortex_m.cpp")
     add_library(talus::port_cortex_m ALIAS talus_port_cortex_m)
     target_include_directories(talus_port_cortex_m PUBLIC "${port_dir}/cortex-m/include")
     target_link_libraries(talus_port_cortex_m PUBLIC talus::talus)
@@ -60,4 +61,41 @@ function(talus_define_ports port_dir)
     target_link_options(talus_port_cortex_m INTERFACE -nostartfiles "-T${ld}")
     set_property(TARGET talus_port_cortex_m APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
   endif()
+endfunction()
+
+# talus_define_freertos_port(<port source dir> [STRICT]): talus::port_freertos, talus's port
+# over FreeRTOS (port/freertos: clock, wait_until, critical sections, kernel hooks) together
+# with the family's shared start-up, fault and I/O code (port/cortex-m or port/posix). Needs
+# the project's FreeRTOS kernel target `freertos_kernel` (FreeRTOS-Kernel's own CMake, with
+# FREERTOS_PORT and a freertos_config target; port/freertos/config/FreeRTOSConfig.h is the
+# reference configuration). Defines TALUS_PORT_FREERTOS=1 for its users.
+function(talus_define_freertos_port port_dir)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "" "")
+  if(TARGET talus_port_freertos OR NOT TARGET freertos_kernel)
+    return()
+  endif()
+  set(flags -fno-exceptions -fno-rtti -Wall -Wextra -Wshadow)
+  if(arg_STRICT)
+    list(APPEND flags -Werror)
+  endif()
+  if(CMAKE_SYSTEM_NAME STREQUAL "Generic")
+    add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/cortex-m/startup.cpp"
+                "${port_dir}/cortex-m/port_cortex_m.cpp" "${port_dir}/freertos/clock_freertos.cpp")
+    target_include_directories(talus_port_freertos PUBLIC "${port_dir}/cortex-m/include")
+    target_compile_definitions(talus_port_freertos PRIVATE TALUS_FREERTOS_CORTEX_M=1)
+    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_LINKER_SCRIPT}>")
+    target_link_options(talus_port_freertos INTERFACE -nostartfiles "-T${ld}")
+    set_property(TARGET talus_port_freertos APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+  else()
+    find_package(Threads REQUIRED)
+    add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp"
+                "${port_dir}/freertos/clock_freertos.cpp")
+    target_include_directories(talus_port_freertos PUBLIC "${port_dir}/posix/include")
+    target_link_libraries(talus_port_freertos PUBLIC Threads::Threads)
+  endif()
+  add_library(talus::port_freertos ALIAS talus_port_freertos)
+  target_include_directories(talus_port_freertos PUBLIC "${port_dir}/freertos/include")
+  target_link_libraries(talus_port_freertos PUBLIC talus::talus freertos_kernel)
+  target_compile_definitions(talus_port_freertos INTERFACE TALUS_PORT_FREERTOS=1)
+  target_compile_options(talus_port_freertos PRIVATE ${flags})
 endfunction()

@@ -103,16 +103,30 @@ __attribute__((always_inline)) inline std::uintptr_t stack_pointer() {
   asm volatile("mov %0, sp" : "=r"(sp));
   return sp;
 }
+/// The stack being measured: the main stack (linker script) on bare metal; a FreeRTOS test
+/// program points it at its task's stack, with the kernel's fill word (0xa5a5a5a5: its stack
+/// overflow check reads that word at the stack's end, so painting must use it there).
+struct StackRegion {
+  volatile std::uint32_t* lo;
+  volatile std::uint32_t* hi;
+  std::uint32_t word;
+};
+inline StackRegion& stack_region() {
+  static StackRegion r{&_sstack, &_estack, talus::port::cortex_m::stack_paint_word};
+  return r;
+}
 /// Repaints the stack below the live stack pointer (256 bytes of slack for this call).
 __attribute__((noinline)) inline void paint_below_sp() {
-  volatile std::uint32_t* p = &_sstack;
+  const StackRegion& r = stack_region();
+  volatile std::uint32_t* p = r.lo;
   volatile std::uint32_t* const end = reinterpret_cast<volatile std::uint32_t*>(stack_pointer() - 256);
-  while (p < end) *p++ = talus::port::cortex_m::stack_paint_word;
+  while (p < end) *p++ = r.word;
 }
 /// The lowest stack word written since the last painting.
 inline std::uintptr_t stack_low_water() {
-  const volatile std::uint32_t* p = &_sstack;
-  while (p < &_estack && *p == talus::port::cortex_m::stack_paint_word) ++p;
+  const StackRegion& r = stack_region();
+  const volatile std::uint32_t* p = r.lo;
+  while (p < r.hi && *p == r.word) ++p;
   return reinterpret_cast<std::uintptr_t>(p);
 }
 #endif

@@ -37,9 +37,6 @@
 #include "solvers_check.hpp"
 #endif
 
-#if defined(TALUS_TARGET_POSIX)
-#include <talus/port/posix.hpp>
-#endif
 // TALUS_TARGET_STACK_PAINT (bare-metal Cortex-M) and TALUS_TARGET_STACK_BUDGET: target_support.hpp
 
 #ifndef TALUS_TARGET_SCALAR
@@ -460,7 +457,9 @@ void check_constrained() {
 
 #if defined(TALUS_TARGET_STACK_PAINT)
 void check_stack() {
-  const std::uint64_t high = talus::port::cortex_m::stack_high_water(), size = talus::port::cortex_m::stack_size();
+  const talus_target::StackRegion& r = talus_target::stack_region();
+  const std::uint64_t size = reinterpret_cast<std::uintptr_t>(r.hi) - reinterpret_cast<std::uintptr_t>(r.lo);
+  const std::uint64_t high = reinterpret_cast<std::uintptr_t>(r.hi) - stack_low_water();
   bool ok = true;
   for (int m = 0; m < 2; ++m) ok = ok && g_stack_cfd[m] > 0 && g_stack_cfd[m] <= TALUS_TARGET_STACK_BUDGET;
   ok = ok && high < size;
@@ -598,13 +597,30 @@ void check_overrun(talus::rt::Overrun policy) {
 
 }  // namespace
 
-int main() {
-#if defined(TALUS_TARGET_POSIX)
-  talus::port::init();
-  talus::port::posix::RtConfig rt;
-  rt.priority = 80;
-  (void)talus::port::posix::rt_setup(rt);
+#if !defined(TALUS_TARGET_BITS)
+// One control step for the FreeRTOS loop test (freertos/loop_test.cpp, linked with these
+// objects so that the solvers are compiled once per target): solo12's ABA and the constrained
+// forward dynamics of its four feet (range space) at reference state s mod nstates. false if
+// either is not ok. talus_target_control_setup() first (builds the feet's ConstraintSet).
+void talus_target_control_setup() {
+  if (!g_solo_feet) setup_feet();
+}
+namespace {
+Solo::ConfigVector g_step_q;  // not function-local statics: those need __cxa_guard on Linux
+Solo::TangentVector g_step_v, g_step_a, g_step_tau, g_step_ddq;
+}  // namespace
+bool talus_target_control_step(int s) {
+  using Ref = talus_target_ref::solo12;
+  load_state<Ref>(s % Ref::nstates, g_step_q, g_step_v, g_step_a, g_step_tau);
+  const bool aba_ok = talus::aba(g_solo, g_solo_data, g_step_q, g_step_v, g_step_tau, g_step_ddq) == talus::Status::ok;
+  return aba_ok &&
+         solve_constrained(CfdMethod::range_space, g_step_q, g_step_v, g_step_tau, g_step_ddq) == talus::Status::ok;
+}
 #endif
+
+// The whole test; main() calls it (target_main.cpp: bare metal, Linux), or a FreeRTOS task
+// (freertos/test_main.cpp). Returns the exit code.
+int talus_target_main() {
   Line l;
 #if defined(TALUS_TARGET_BITS)
   l << "talus bit test (reproducible profile): " << TALUS_TARGET_NAME << " against the host reference (" << talus_target_ref::host << ")";

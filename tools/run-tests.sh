@@ -19,6 +19,11 @@ cmake --workflow --preset sanitize 2>&1 | tee -a "$log"
 for target in cortex-m7 cortex-m4f aarch64 x86-64; do
   echo "=== target: ${target}"
   cmake --workflow --preset "${target}" 2>&1 | tee -a "$log"
+  case "${target}" in
+    cortex-m7 | cortex-m4f | x86-64)
+      echo "=== target: ${target} under FreeRTOS"
+      cmake --workflow --preset "${target}-freertos" 2>&1 | tee -a "$log" ;;
+  esac
 done
 total=$(grep -oE "tests failed out of [0-9]+" "$log" | awk '{n += $5} END {print n + 0}')
 echo "run-tests: host and all targets passed"

@@ -1,11 +1,9 @@
 // talus port for bare-metal Armv7-M. See <talus/rt/port.hpp> and <talus/port/cortex_m.hpp>.
-//   time base   SysTick, processor clock (25 MHz on MPS2), reload 2^24 - 1, wraps counted by
-//               its interrupt -> 64-bit tick count -> ns.
-//               Under QEMU with -icount shift=N, SysTick advances with executed instructions
-//               (one tick = 40 / 2^N instructions at 25 MHz), deterministically.
+// This file: what bare metal and FreeRTOS (port/freertos) share on Cortex-M. The time base
+// (now_ns, wait_until, cycles, critical sections, SysTick) is in clock_cortex_m.cpp (bare
+// metal) or port/freertos/clock_freertos.cpp (FreeRTOS owns SysTick).
 //   counter     DWT CYCCNT (core cycles) where it runs (real silicon); QEMU does not emulate
 //               it (it reads 0), so cycles() falls back to SysTick ticks there.
-//   wait_until  busy-wait on now_ns() (a real board may sleep on a timer compare + WFI).
 //   log         semihosting console (SYS_WRITE on ":tt").
 //   link        CMSDK APB UART0, polled.
 //   exit        semihosting SYS_EXIT_EXTENDED (QEMU's exit status), not newlib's exit().
@@ -30,12 +28,9 @@ inline volatile T& reg(std::uint32_t address) {
 }
 
 // System control space
-constexpr std::uint32_t SYST_CSR = 0xE000E010u, SYST_RVR = 0xE000E014u, SYST_CVR = 0xE000E018u;
-constexpr std::uint32_t SCB_ICSR = 0xE000ED04u, SCB_CFSR = 0xE000ED28u, SCB_HFSR = 0xE000ED2Cu;
+constexpr std::uint32_t SCB_CFSR = 0xE000ED28u, SCB_HFSR = 0xE000ED2Cu;
 constexpr std::uint32_t SCB_MMFAR = 0xE000ED34u, SCB_BFAR = 0xE000ED38u, SCB_DEMCR = 0xE000EDFCu;
 constexpr std::uint32_t DWT_CTRL = 0xE0001000u, DWT_CYCCNT = 0xE0001004u;
-constexpr std::uint32_t ICSR_PENDSTSET = 1u << 26;
-constexpr std::uint32_t SYSTICK_MAX = 0x00FFFFFFu;
 
 // CMSDK UART
 constexpr std::uint32_t UART_DATA = TALUS_CORTEX_M_UART_BASE + 0x0, UART_STATE = TALUS_CORTEX_M_UART_BASE + 0x4;
@@ -45,7 +40,6 @@ constexpr std::uint32_t UART_CTRL = TALUS_CORTEX_M_UART_BASE + 0x8, UART_BAUDDIV
 constexpr int SYS_OPEN = 0x01, SYS_WRITE = 0x05, SYS_WRITE0 = 0x04, SYS_EXIT = 0x18, SYS_EXIT_EXTENDED = 0x20;
 constexpr std::uint32_t ADP_Stopped_ApplicationExit = 0x20026u;
 
-volatile std::uint32_t g_systick_wraps = 0;
 bool g_have_cyccnt = false;
 int g_console = -1;  // semihosting handle of ":tt" (write)
 talus::port::FaultHook g_fault_hook = nullptr;
@@ -83,8 +77,6 @@ void console_hex(std::uint32_t v) {
 }
 
 }  // namespace
-
-extern "C" void SysTick_Handler() { g_systick_wraps = g_systick_wraps + 1; }
 
 extern "C" [[noreturn]] void talus_cortex_m_fault(const std::uint32_t* frame, std::uint32_t exc_return) {
   (void)exc_return;
@@ -126,6 +118,19 @@ void semihost_exit(int code) {
 
 bool has_cycle_counter() { return g_have_cyccnt; }
 
+std::uint64_t cycle_count() {
+  // 32-bit CYCCNT extended to 64 bits; valid when called at least once per 2^32 cycles.
+  static std::uint32_t last = 0;
+  static std::uint64_t high = 0;
+  const IrqState s = critical_enter();
+  const std::uint32_t c = reg(DWT_CYCCNT);
+  if (c < last) high += std::uint64_t(1) << 32;
+  last = c;
+  const std::uint64_t r = high | c;
+  critical_exit(s);
+  return r;
+}
+
 std::size_t stack_high_water() {
   const volatile std::uint32_t* p = &_sstack;
   while (p < &_estack && *p == stack_paint_word) ++p;
@@ -134,19 +139,6 @@ std::size_t stack_high_water() {
 
 std::size_t stack_size() {
   return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&_estack) - reinterpret_cast<std::uintptr_t>(&_sstack));
-}
-
-std::uint64_t systick_ticks() {
-  std::uint32_t hi, cur, pending;
-  do {
-    hi = g_systick_wraps;
-    cur = reg(SYST_CVR);
-    pending = reg(SCB_ICSR) & ICSR_PENDSTSET;
-  } while (hi != g_systick_wraps);
-  std::uint64_t t = (static_cast<std::uint64_t>(hi) << 24) + (SYSTICK_MAX - cur);
-  // Wrapped but the interrupt has not run yet (interrupts masked): count the wrap here.
-  if (pending && cur > SYSTICK_MAX / 2) t += std::uint64_t(1) << 24;
-  return t;
 }
 
 void uart_init(std::uint32_t baud) {
@@ -170,11 +162,6 @@ bool uart_get(std::uint8_t& byte) {
 }  // namespace cortex_m
 
 void init() {
-  // SysTick: processor clock, interrupt on wrap, full 24-bit range.
-  reg(SYST_CSR) = 0;
-  reg(SYST_RVR) = SYSTICK_MAX;
-  reg(SYST_CVR) = 0;
-  reg(SYST_CSR) = 0x7u;  // ENABLE | TICKINT | CLKSOURCE
   // DWT CYCCNT: enable trace (DEMCR.TRCENA), check NOCYCCNT, start it, see that it moves.
   reg(SCB_DEMCR) = reg(SCB_DEMCR) | (1u << 24);
   if (!(reg(DWT_CTRL) & (1u << 25))) {
@@ -188,6 +175,7 @@ void init() {
   const std::uint32_t open_args[3] = {static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(tt)), 4u, 3u};
   g_console = cortex_m::semihost_call(SYS_OPEN, open_args);
   cortex_m::uart_init(TALUS_CORTEX_M_UART_BAUD);
+  cortex_m::clock_init();
 }
 
 void exit(int code) {
@@ -197,53 +185,6 @@ void exit(int code) {
   if (fflush) fflush(nullptr);
   cortex_m::semihost_exit(code);
 }
-
-std::uint64_t now_ns() {
-  // ticks * 1e9 / core_hz, exact when core_hz divides 1e9 (25 MHz: 40 ns per tick).
-  constexpr std::uint64_t hz = cortex_m::core_hz;
-  if constexpr (1000000000ull % hz == 0) {
-    return cortex_m::systick_ticks() * (1000000000ull / hz);
-  } else {
-    const std::uint64_t t = cortex_m::systick_ticks();
-    return (t / hz) * 1000000000ull + (t % hz) * 1000000000ull / hz;
-  }
-}
-
-void wait_until(std::uint64_t t_ns) {
-  while (now_ns() < t_ns) {
-  }
-}
-
-std::uint64_t cycles() {
-  if (g_have_cyccnt) {
-    // 32-bit CYCCNT extended to 64 bits; valid when called at least once per 2^32 cycles.
-    static std::uint32_t last = 0;
-    static std::uint64_t high = 0;
-    const IrqState s = critical_enter();
-    const std::uint32_t c = reg(DWT_CYCCNT);
-    if (c < last) high += std::uint64_t(1) << 32;
-    last = c;
-    const std::uint64_t r = high | c;
-    critical_exit(s);
-    return r;
-  }
-  return cortex_m::systick_ticks();
-}
-
-std::uint64_t counter_hz() { return cortex_m::core_hz; }
-
-const char* counter_name() {
-  return g_have_cyccnt ? "DWT CYCCNT (core cycles)"
-                       : "SysTick ticks at the core clock (no DWT CYCCNT; under QEMU -icount shift=N one tick = 40/2^N instructions)";
-}
-
-IrqState critical_enter() {
-  std::uint32_t primask;
-  asm volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask)::"memory");
-  return primask;
-}
-
-void critical_exit(IrqState previous) { asm volatile("msr primask, %0" ::"r"(previous) : "memory"); }
 
 FaultHook set_fault_hook(FaultHook hook) {
   FaultHook previous = g_fault_hook;

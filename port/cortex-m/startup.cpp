@@ -29,7 +29,11 @@ __attribute__((weak)) void initialise_monitor_handles();
 void Reset_Handler();
 void HardFault_Handler();
 void Default_Handler();
-void SysTick_Handler();  // port_cortex_m.cpp
+void SysTick_Handler();  // clock_cortex_m.cpp (bare metal) or FreeRTOS's xPortSysTickHandler
+// SVCall and PendSV: unused on bare metal (Default_Handler); an RTOS defines them (FreeRTOS:
+// FreeRTOSConfig.h maps vPortSVCHandler and xPortPendSVHandler to these names).
+void SVC_Handler() __attribute__((weak, alias("Default_Handler")));
+void PendSV_Handler() __attribute__((weak, alias("Default_Handler")));
 void talus_cortex_m_init();
 [[noreturn]] void talus_cortex_m_exit(int code);
 [[noreturn]] void talus_cortex_m_fault(const std::uint32_t* frame, std::uint32_t exc_return);
@@ -65,10 +69,10 @@ __attribute__((section(".isr_vector"), used)) const VectorTable talus_vector_tab
         HardFault_Handler,  // 5  BusFault
         HardFault_Handler,  // 6  UsageFault
         nullptr, nullptr, nullptr, nullptr,
-        Default_Handler,    // 11 SVCall
+        SVC_Handler,        // 11 SVCall
         Default_Handler,    // 12 DebugMonitor
         nullptr,
-        Default_Handler,    // 14 PendSV
+        PendSV_Handler,     // 14 PendSV
         SysTick_Handler,    // 15 SysTick
         Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler,
         Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler,

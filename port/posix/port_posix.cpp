@@ -1,4 +1,8 @@
 // talus port for Linux (x86-64, aarch64; PREEMPT_RT or not). See <talus/rt/port.hpp>.
+// This file: start-up, faults (signals), exit, the counter, log and link I/O, rt_setup —
+// what the plain POSIX port and the FreeRTOS POSIX port (port/freertos) share. The clock
+// (now_ns, wait_until) and critical sections are in clock_posix.cpp (plain Linux) or
+// port/freertos/clock_freertos.cpp (FreeRTOS's GCC_POSIX port).
 #include <talus/rt/port.hpp>
 #include <talus/port/posix.hpp>
 
@@ -119,20 +123,6 @@ void init() {
 
 void exit(int code) { ::exit(code); }
 
-std::uint64_t now_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
-void wait_until(std::uint64_t t_ns) {
-  timespec ts;
-  ts.tv_sec = static_cast<time_t>(t_ns / 1000000000ull);
-  ts.tv_nsec = static_cast<long>(t_ns % 1000000000ull);
-  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
-  }
-}
-
 std::uint64_t cycles() {
 #if defined(__x86_64__) || defined(__i386__)
   return __rdtsc();
@@ -166,11 +156,6 @@ const char* counter_name() {
   return "CLOCK_MONOTONIC ns";
 #endif
 }
-
-// One control thread per process: nothing to mask. (A program that shares data with a
-// signal handler or another thread brings its own lock.)
-IrqState critical_enter() { return 0; }
-void critical_exit(IrqState) {}
 
 FaultHook set_fault_hook(FaultHook hook) {
   FaultHook previous = g_fault_hook;

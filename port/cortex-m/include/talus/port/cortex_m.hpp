@@ -27,9 +27,19 @@ inline constexpr std::uint32_t core_hz = TALUS_CORTEX_M_CORE_HZ;
 /// cycles() falls back to SysTick ticks.
 bool has_cycle_counter();
 
-/// SysTick ticks since init(), extended to 64 bits (the 24-bit counter wraps every
-/// 2^24 / core_hz s; the SysTick interrupt counts the wraps).
+/// DWT CYCCNT extended to 64 bits (call at least once per 2^32 cycles); only meaningful
+/// when has_cycle_counter().
+std::uint64_t cycle_count();
+
+/// SysTick ticks at the core clock since the time base started, 64 bits. Bare metal
+/// (clock_cortex_m.cpp): SysTick free-running over 2^24, its interrupt counts the wraps.
+/// FreeRTOS (port/freertos): the kernel's tick count times the ticks per kernel tick, plus
+/// SysTick's count within the current kernel tick.
 std::uint64_t systick_ticks();
+
+/// Starts the time base; init() calls it. Implemented by the clock linked with the port:
+/// bare metal programs SysTick; FreeRTOS leaves it to the scheduler (nothing to do).
+void clock_init();
 
 /// CMSDK UART0 (polled, no interrupts).
 void uart_init(std::uint32_t baud);

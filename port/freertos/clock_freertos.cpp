@@ -1,0 +1,205 @@
+// talus port under FreeRTOS: the time base, wait_until, critical sections and the kernel's
+// hooks. Everything else (start-up, faults, exit, log and link I/O) is the family's own port,
+// linked beside this file: port/cortex-m/port_cortex_m.cpp on Cortex-M (semihosting, UART0),
+// port/posix/port_posix.cpp on Linux (GCC_POSIX kernel port). See <talus/rt/port.hpp> and
+// <talus/port/freertos.hpp>.
+//
+//   now_ns      the kernel's tick count (extended to 64 bits) × the tick period, plus the time
+//               since that tick: SysTick's count within the tick on Cortex-M (40 ns steps at
+//               25 MHz), CLOCK_MONOTONIC since the tick hook ran on POSIX (clamped below one
+//               tick). Monotonic; while the scheduler is suspended (vTaskSuspendAll) it
+//               stands still at the last value. Before the scheduler starts it reads 0.
+//   wait_until  xTaskDelayUntil to the kernel tick that contains t (the task blocks; lower
+//               priorities run), then a spin of less than one tick for the rest. Periods
+//               that are whole ticks and start on a tick (ControlTask does that) spin for
+//               nothing. Before the scheduler starts it returns at once.
+//   critical    taskENTER_CRITICAL / taskEXIT_CRITICAL in a task (BASEPRI: interrupts above
+//               configMAX_SYSCALL_INTERRUPT_PRIORITY stay live), taskENTER_CRITICAL_FROM_ISR
+//               in an interrupt handler (Cortex-M).
+//   hooks       stack overflow (configCHECK_FOR_STACK_OVERFLOW 2) and configASSERT call
+//               talus::port::fault (the fault hook runs, the program ends with code 3).
+#include <talus/port/freertos.hpp>
+#include <talus/rt/port.hpp>
+
+#include "FreeRTOS.h"
+#include "task.h"
+
+#if defined(TALUS_FREERTOS_CORTEX_M)
+#include <talus/port/cortex_m.hpp>
+#else
+#include <time.h>
+#endif
+
+namespace {
+
+constexpr std::uint64_t kTickNs = 1000000000ull / configTICK_RATE_HZ;
+static_assert(1000000000ull % configTICK_RATE_HZ == 0, "talus/freertos: configTICK_RATE_HZ must divide 1e9");
+
+// 64-bit tick count from the kernel's 32-bit one (read at least once per 2^32 ticks: 49 days
+// at 1 kHz); called inside a critical section.
+std::uint32_t g_last_tick = 0;
+std::uint64_t g_tick_high = 0;
+std::uint64_t g_last_ns = 0;  // monotonic guard (scheduler suspended: ticks pend)
+
+std::uint64_t extend(std::uint32_t k) {
+  if (k < g_last_tick) g_tick_high += std::uint64_t(1) << 32;
+  g_last_tick = k;
+  return g_tick_high | k;
+}
+
+#if defined(TALUS_FREERTOS_CORTEX_M)
+template <class T = std::uint32_t>
+inline volatile T& reg(std::uint32_t address) {
+  return *reinterpret_cast<volatile T*>(static_cast<std::uintptr_t>(address));
+}
+constexpr std::uint32_t SYST_RVR = 0xE000E014u, SYST_CVR = 0xE000E018u, SCB_ICSR = 0xE000ED04u;
+constexpr std::uint32_t ICSR_PENDSTSET = 1u << 26;
+
+// (kernel ticks, SysTick counts into the current tick), consistent: inside a critical section
+// the tick interrupt cannot run, but SysTick keeps counting and may wrap; a pending tick
+// interrupt with a freshly reloaded counter means the wrap happened before the read.
+void read_ticks(std::uint64_t& ticks, std::uint32_t& sub, std::uint32_t& per_tick) {
+  const std::uint32_t reload = reg(SYST_RVR);
+  std::uint32_t k = static_cast<std::uint32_t>(xTaskGetTickCount());
+  const std::uint32_t cur = reg(SYST_CVR);
+  const bool pending = (reg(SCB_ICSR) & ICSR_PENDSTSET) != 0;
+  if (pending && cur > reload / 2) ++k;
+  ticks = extend(k);
+  sub = reload - cur;
+  per_tick = reload + 1;
+}
+#else
+volatile std::uint64_t g_tick_mono_ns = 0;  // CLOCK_MONOTONIC when the last tick ran
+
+std::uint64_t mono_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+#endif
+
+bool in_isr() {
+#if defined(TALUS_FREERTOS_CORTEX_M)
+  return xPortIsInsideInterrupt() == pdTRUE;
+#else
+  return false;
+#endif
+}
+
+constexpr talus::port::IrqState kFromIsr = 0x80000000u;
+
+}  // namespace
+
+namespace talus::port {
+
+std::uint64_t now_ns() {
+  if (xTaskGetSchedulerState() == taskSCHEDULER_NOT_STARTED) return 0;
+  const IrqState s = critical_enter();
+#if defined(TALUS_FREERTOS_CORTEX_M)
+  std::uint64_t ticks;
+  std::uint32_t sub, per_tick;
+  read_ticks(ticks, sub, per_tick);
+  std::uint64_t t = ticks * kTickNs + static_cast<std::uint64_t>(sub) * kTickNs / per_tick;
+#else
+  const std::uint64_t ticks = extend(static_cast<std::uint32_t>(xTaskGetTickCount()));
+  const std::uint64_t since = mono_ns() - g_tick_mono_ns;
+  std::uint64_t t = ticks * kTickNs + (since < kTickNs ? since : kTickNs - 1);
+#endif
+  if (t < g_last_ns) t = g_last_ns;
+  g_last_ns = t;
+  critical_exit(s);
+  return t;
+}
+
+void wait_until(std::uint64_t t_ns) {
+  if (xTaskGetSchedulerState() != taskSCHEDULER_RUNNING || in_isr()) return;
+  for (;;) {
+    const IrqState s = critical_enter();
+    const std::uint64_t now_tick = extend(static_cast<std::uint32_t>(xTaskGetTickCount()));
+    critical_exit(s);
+    const std::uint64_t target_tick = t_ns / kTickNs;  // the tick that contains t_ns
+    if (target_tick <= now_tick) break;
+    TickType_t wake = static_cast<TickType_t>(now_tick);
+    (void)xTaskDelayUntil(&wake, static_cast<TickType_t>(target_tick - now_tick));
+  }
+  while (now_ns() < t_ns) {  // less than one tick
+  }
+}
+
+#if defined(TALUS_FREERTOS_CORTEX_M)
+namespace cortex_m {
+void clock_init() {}  // SysTick belongs to the scheduler (vPortSetupTimerInterrupt)
+
+std::uint64_t systick_ticks() {
+  if (xTaskGetSchedulerState() == taskSCHEDULER_NOT_STARTED) return 0;
+  const IrqState s = critical_enter();
+  std::uint64_t ticks;
+  std::uint32_t sub, per_tick;
+  read_ticks(ticks, sub, per_tick);
+  critical_exit(s);
+  return ticks * per_tick + sub;
+}
+}  // namespace cortex_m
+
+std::uint64_t cycles() { return cortex_m::has_cycle_counter() ? cortex_m::cycle_count() : cortex_m::systick_ticks(); }
+std::uint64_t counter_hz() { return cortex_m::core_hz; }
+const char* counter_name() {
+  return cortex_m::has_cycle_counter()
+             ? "DWT CYCCNT (core cycles)"
+             : "SysTick ticks at the core clock under FreeRTOS (no DWT CYCCNT; under QEMU -icount shift=N one tick = 40/2^N instructions)";
+}
+#endif
+
+IrqState critical_enter() {
+  if (in_isr()) return static_cast<IrqState>(taskENTER_CRITICAL_FROM_ISR()) | kFromIsr;
+  taskENTER_CRITICAL();
+  return 0;
+}
+
+void critical_exit(IrqState previous) {
+  if (previous & kFromIsr) {
+    taskEXIT_CRITICAL_FROM_ISR(static_cast<UBaseType_t>(previous & ~kFromIsr));
+    return;
+  }
+  taskEXIT_CRITICAL();
+}
+
+namespace freertos {
+std::uint64_t tick_ns() { return kTickNs; }
+}  // namespace freertos
+
+}  // namespace talus::port
+
+// --- kernel hooks ---------------------------------------------------------------------------
+extern "C" {
+
+void vApplicationTickHook() {
+#if !defined(TALUS_FREERTOS_CORTEX_M)
+  g_tick_mono_ns = mono_ns();
+#endif
+}
+
+void vApplicationStackOverflowHook(TaskHandle_t, char* name) {
+  // The task's name in the reason (a static buffer: the program ends here).
+  static char reason[48] = "FreeRTOS stack overflow: ";
+  int i = 25;
+  for (int k = 0; name && name[k] && i < 47; ++k) reason[i++] = name[k];
+  reason[i] = '\0';
+  talus::port::fault(reason);
+}
+
+void talus_freertos_assert(const char* file, int line) {
+  (void)file;
+  (void)line;
+  talus::port::fault("FreeRTOS configASSERT failed");
+}
+
+void vApplicationGetIdleTaskMemory(StaticTask_t** tcb, StackType_t** stack, configSTACK_DEPTH_TYPE* words) {
+  static StaticTask_t idle_tcb;
+  static StackType_t idle_stack[configMINIMAL_STACK_SIZE];
+  *tcb = &idle_tcb;
+  *stack = idle_stack;
+  *words = configMINIMAL_STACK_SIZE;
+}
+
+}  // extern "C"

@@ -1,0 +1,164 @@
+// The control loop under FreeRTOS (ctest target_<name>_freertos_loop): three tasks, all static.
+//
+//   control  priority 4  talus::rt::freertos::ControlTask, 1 kHz (one tick) for 2000 periods;
+//                        each period solo12's ABA and a constrained forward dynamics of its
+//                        four feet (range space), on the reference states in turn
+//   logger   priority 3  wakes every 100 ms and logs the control loop's progress
+//   load     priority 1  spins for ever (counts): takes every cycle the others leave
+//
+// Checked: every step ok; zero deadline misses (Cortex-M under QEMU -icount: deterministic
+// virtual time); the logger and the load task both ran while the control task was active;
+// the control task's stack high-water mark within its configured stack (Cortex-M; on Linux
+// the kernel port runs each task on a pthread with its own stack, not the array). Printed:
+// latency (release → start) and execution-time statistics of the loop runner.
+// Then a deliberate overrun: a second control task whose step takes 1.5 periods every 5th
+// period, 20 periods: exactly 4 misses must be counted (none absorbed silently).
+#include <talus/port/freertos.hpp>
+#include <talus/rt/loop.hpp>
+#include <talus/rt/port.hpp>
+#include <talus/status.hpp>
+
+#include <cstdint>
+
+#include "target_support.hpp"
+
+#ifndef TALUS_FREERTOS_LOOP_MAX_MISSES
+#define TALUS_FREERTOS_LOOP_MAX_MISSES 0
+#endif
+
+// target_test.cpp (the same objects as the target test: the solvers compiled once)
+void talus_target_control_setup();
+bool talus_target_control_step(int state);
+
+namespace {
+
+using talus_target::Line;
+
+constexpr std::uint64_t kPeriods = 2000;
+constexpr std::size_t kControlWords = 2048;  // 8 KB on Cortex-M
+
+talus::rt::freertos::ControlTask<kControlWords> g_control;
+talus::rt::freertos::ControlTask<kControlWords, 8> g_overrun;
+volatile std::uint64_t g_bad_steps = 0, g_load_count = 0, g_load_at_start = 0, g_load_during = 0;
+volatile int g_logger_runs = 0, g_logger_runs_during = 0;
+int g_failures = 0;
+
+bool control_step(const talus::rt::Tick& t) {
+  if (t.iteration == 0) g_load_at_start = g_load_count;
+  if (!talus_target_control_step(static_cast<int>(t.iteration % 1000))) ++g_bad_steps;
+  if (t.iteration + 1 == kPeriods) {
+    g_load_during = g_load_count - g_load_at_start;
+    g_logger_runs_during = g_logger_runs;
+  }
+  return true;
+}
+
+// Every 5th period lasts 1.5 periods: a deliberate overrun.
+bool overrun_step(const talus::rt::Tick& t) {
+  if (t.iteration % 5 == 4) talus::port::wait_until(t.start_ns + talus::port::freertos::tick_ns() * 3 / 2);
+  return true;
+}
+
+void check(bool ok, Line& l) {
+  if (!ok) {
+    ++g_failures;
+    l << " FAIL";
+  }
+  l.end();
+}
+
+void overrun_done(talus::rt::freertos::ControlTask<kControlWords, 8>& task) {
+  const auto& st = task.loop().stats();
+  Line l;
+  l << "overrun (deliberate: 1.5 periods every 5th of 20, skip): misses " << st.misses << " (expected 4), skipped "
+    << st.skipped;
+  check(task.status() == talus::Status::ok && st.misses == 4 && st.iterations == 20, l);
+  l << (g_failures ? "FAILED: " : "PASSED: ") << static_cast<std::uint64_t>(g_failures) << " failures";
+  l.end();
+  talus::port::exit(g_failures ? 1 : 0);
+}
+
+void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
+  const auto& st = task.loop().stats();
+  Line l;
+  l << "control: " << st.iterations << " periods of " << talus::port::freertos::tick_ns() / 1000
+    << " us (solo12 ABA + constrained FD, 4 feet), status " << talus::to_string(task.status()) << ", bad steps "
+    << static_cast<std::uint64_t>(g_bad_steps) << ", deadline misses " << st.misses << " (allowed "
+    << static_cast<std::uint64_t>(TALUS_FREERTOS_LOOP_MAX_MISSES) << "), skipped " << st.skipped;
+  check(task.status() == talus::Status::ok && g_bad_steps == 0 && st.iterations == kPeriods &&
+            st.misses <= TALUS_FREERTOS_LOOP_MAX_MISSES,
+        l);
+  const auto lm = st.latency.median(), lp = st.latency.p99(), em = st.exec.median(), ep = st.exec.p99();
+  l << "control latency (release -> start) min/median/p99/max " << st.latency.min_ns << " / " << lm.prefix() << lm.ns
+    << " / " << lp.prefix() << lp.ns << " / " << st.latency.max_ns << " ns";
+  l.end();
+  l << "control exec min/median/p99/max " << st.exec.min_ns << " / " << em.prefix() << em.ns << " / " << ep.prefix() << ep.ns
+    << " / " << st.exec.max_ns << " ns; counter: " << talus::port::counter_name();
+  l.end();
+  l << "logger ran " << static_cast<std::uint64_t>(g_logger_runs_during) << " times, load task "
+    << static_cast<std::uint64_t>(g_load_during) << " counts while the control task ran";
+  check(g_logger_runs_during >= static_cast<int>(kPeriods / 100) - 1 && g_load_during > 0, l);
+#if defined(__arm__)
+  l << "control task stack: high-water " << static_cast<std::uint64_t>(task.stack_used_bytes()) << " of "
+    << static_cast<std::uint64_t>(task.stack_bytes()) << " B";
+  check(task.stack_used_bytes() < task.stack_bytes(), l);
+#else
+  l << "control task stack: not measured on Linux (the POSIX kernel port runs the task on a pthread's own stack)";
+  l.end();
+#endif
+  talus::rt::LoopConfig c;
+  c.period_ns = talus::port::freertos::tick_ns();
+  c.overrun = talus::rt::Overrun::skip;
+  if (g_overrun.start("overrun", tskIDLE_PRIORITY + 4, c, 20, overrun_step, overrun_done) != talus::Status::ok) {
+    ++g_failures;
+    overrun_done(g_overrun);
+  }
+}
+
+StaticTask_t g_logger_tcb, g_load_tcb;
+StackType_t g_logger_stack[512], g_load_stack[256];
+
+void logger_task(void*) {
+  for (;;) {
+    vTaskDelay(pdMS_TO_TICKS(100));
+    ++g_logger_runs;
+    if (!g_control.done()) {
+      Line l;
+      l << "logger: t = " << talus::port::now_ns() / 1000000 << " ms, control misses so far " << g_control.loop().stats().misses;
+      l.end();
+    }
+  }
+}
+
+void load_task(void*) {
+  for (;;) g_load_count = g_load_count + 1;
+}
+
+}  // namespace
+
+int main() {
+#if !defined(__arm__)
+  talus::port::init();
+#endif
+  talus_target_control_setup();
+#if defined(TALUS_TARGET_STACK_PAINT)
+  // the step's stack measurement (target_support.hpp) on the control task's own stack
+  talus_target::StackRegion& r = talus_target::stack_region();
+  r.lo = reinterpret_cast<volatile std::uint32_t*>(const_cast<StackType_t*>(g_control.stack()));
+  r.hi = r.lo + g_control.stack_bytes() / sizeof(std::uint32_t);
+  r.word = 0xa5a5a5a5u;  // the kernel's fill word
+#endif
+  Line l;
+  l << "talus FreeRTOS loop test: " << TALUS_TARGET_NAME << ", FreeRTOS " << tskKERNEL_VERSION_NUMBER << ", tick "
+    << talus::port::freertos::tick_ns() / 1000 << " us";
+  l.end();
+  talus::rt::LoopConfig c;
+  c.period_ns = talus::port::freertos::tick_ns();  // 1 kHz
+  c.overrun = talus::rt::Overrun::skip;
+  if (g_control.start("control", tskIDLE_PRIORITY + 4, c, kPeriods, control_step, control_done) != talus::Status::ok ||
+      !xTaskCreateStatic(logger_task, "logger", 512, nullptr, tskIDLE_PRIORITY + 3, g_logger_stack, &g_logger_tcb) ||
+      !xTaskCreateStatic(load_task, "load", 256, nullptr, tskIDLE_PRIORITY + 1, g_load_stack, &g_load_tcb))
+    talus::port::fault("task creation");
+  vTaskStartScheduler();
+  talus::port::fault("vTaskStartScheduler returned");
+}
