@@ -99,7 +99,16 @@ std::uint64_t now_ns() {
   std::uint64_t ticks;
   std::uint32_t sub, per_tick;
   read_ticks(ticks, sub, per_tick);
-  std::uint64_t t = ticks * kTickNs + static_cast<std::uint64_t>(sub) * kTickNs / per_tick;
+  // SysTick counts per kernel tick are configCPU_CLOCK_HZ / configTICK_RATE_HZ (the kernel
+  // programs the reload so); when the core clock divides 1e9, one count is a whole number of
+  // ns and no 64-bit division is needed (25 MHz: 40 ns).
+  std::uint64_t t = ticks * kTickNs;
+  if constexpr (1000000000ull % configCPU_CLOCK_HZ == 0 && configCPU_CLOCK_HZ % configTICK_RATE_HZ == 0) {
+    (void)per_tick;
+    t += static_cast<std::uint64_t>(sub) * (1000000000ull / configCPU_CLOCK_HZ);
+  } else {
+    t += static_cast<std::uint64_t>(sub) * kTickNs / per_tick;
+  }
 #else
   const std::uint64_t ticks = extend(static_cast<std::uint32_t>(xTaskGetTickCount()));
   const std::uint64_t since = mono_ns() - g_tick_mono_ns;

@@ -13,6 +13,8 @@
 // latency (release → start) and execution-time statistics of the loop runner.
 // Then a deliberate overrun: a second control task whose step takes 1.5 periods every 5th
 // period, 20 periods: exactly 4 misses must be counted (none absorbed silently).
+// Cortex-M, last: the kernel's tick interrupt and a task switch, in virtual time
+// (measure_kernel(), printed for bench/RESULTS.md; checked only to be plausible).
 #include <talus/port/freertos.hpp>
 #include <talus/rt/loop.hpp>
 #include <talus/rt/port.hpp>
@@ -67,12 +69,82 @@ void check(bool ok, Line& l) {
   l.end();
 }
 
+StaticTask_t g_logger_tcb, g_load_tcb;
+StackType_t g_logger_stack[512], g_load_stack[256];
+TaskHandle_t g_logger = nullptr;
+
+#if defined(__arm__)
+// The kernel's own costs, in virtual time (Cortex-M under QEMU -icount: deterministic; SysTick
+// resolution 40 ns). Tick: a task spinning on now_ns() sees, at each tick, a gap longer than
+// its loop by the tick interrupt (SysTick handler, xTaskIncrementTick; no switch: it stays the
+// highest ready task). Switch: xTaskNotifyGive from this task to a higher-priority task
+// blocked in ulTaskNotifyTake, until that task reads the clock (the give, PendSV's context
+// switch, the take's return). From both, one turn of the clock loop (a now_ns() call) is
+// subtracted.
+StaticTask_t g_pong_tcb;
+StackType_t g_pong_stack[256];
+TaskHandle_t g_pong = nullptr;
+volatile std::uint64_t g_ping_ns = 0, g_switch_ns[32];
+volatile int g_switches = 0;
+
+void pong_task(void*) {
+  for (;;) {
+    (void)ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
+    const std::uint64_t t = talus::port::now_ns();
+    if (g_switches < 32) g_switch_ns[g_switches] = t - g_ping_ns;
+    g_switches = g_switches + 1;
+  }
+}
+
+std::uint64_t median(std::uint64_t* x, int n) {
+  for (int i = 1; i < n; ++i)
+    for (int j = i; j > 0 && x[j] < x[j - 1]; --j) {
+      const std::uint64_t t = x[j];
+      x[j] = x[j - 1];
+      x[j - 1] = t;
+    }
+  return n ? x[n / 2] : 0;
+}
+
+void measure_kernel() {
+  vTaskSuspend(g_logger);
+  const std::uint64_t tick = talus::port::freertos::tick_ns();
+  std::uint64_t gaps[16], loop_ns = ~std::uint64_t(0), prev = talus::port::now_ns();
+  int n = 0;
+  const std::uint64_t end = prev + 20 * tick;
+  while (prev < end) {
+    const std::uint64_t t = talus::port::now_ns();
+    if (t - prev < loop_ns) loop_ns = t - prev;
+    if (t / tick != prev / tick && n < 16) gaps[n++] = t - prev;
+    prev = t;
+  }
+  const std::uint64_t tick_ns = median(gaps, n) - loop_ns;
+  g_pong = xTaskCreateStatic(pong_task, "pong", 256, nullptr, tskIDLE_PRIORITY + 5, g_pong_stack, &g_pong_tcb);
+  for (int i = 0; i < 32 && g_pong; ++i) {
+    g_ping_ns = talus::port::now_ns();
+    xTaskNotifyGive(g_pong);  // pong runs now (higher priority), then blocks again
+  }
+  std::uint64_t sw[32];
+  for (int i = 0; i < 32; ++i) sw[i] = g_switch_ns[i];
+  const std::uint64_t switch_ns = median(sw, 32) - loop_ns;
+  Line l;
+  l << "kernel costs (virtual time; 2 ns per instruction at -icount shift=1): tick interrupt " << tick_ns
+    << " ns (median of " << static_cast<std::uint64_t>(n) << " ticks, clock loop " << loop_ns
+    << " ns subtracted), notify -> higher-priority task running " << switch_ns
+    << " ns (median of 32, the same subtracted)";
+  check(g_switches == 32 && tick_ns > 0 && tick_ns < 20000 && switch_ns > 0 && switch_ns < 20000, l);
+}
+#endif
+
 void overrun_done(talus::rt::freertos::ControlTask<kControlWords, 8>& task) {
   const auto& st = task.loop().stats();
   Line l;
   l << "overrun (deliberate: 1.5 periods every 5th of 20, skip): misses " << st.misses << " (expected 4), skipped "
     << st.skipped;
   check(task.status() == talus::Status::ok && st.misses == 4 && st.iterations == 20, l);
+#if defined(__arm__)
+  measure_kernel();
+#endif
   l << (g_failures ? "FAILED: " : "PASSED: ") << static_cast<std::uint64_t>(g_failures) << " failures";
   l.end();
   talus::port::exit(g_failures ? 1 : 0);
@@ -115,9 +187,6 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
   }
 }
 
-StaticTask_t g_logger_tcb, g_load_tcb;
-StackType_t g_logger_stack[512], g_load_stack[256];
-
 void logger_task(void*) {
   for (;;) {
     vTaskDelay(pdMS_TO_TICKS(100));
@@ -156,7 +225,7 @@ int main() {
   c.period_ns = talus::port::freertos::tick_ns();  // 1 kHz
   c.overrun = talus::rt::Overrun::skip;
   if (g_control.start("control", tskIDLE_PRIORITY + 4, c, kPeriods, control_step, control_done) != talus::Status::ok ||
-      !xTaskCreateStatic(logger_task, "logger", 512, nullptr, tskIDLE_PRIORITY + 3, g_logger_stack, &g_logger_tcb) ||
+      !(g_logger = xTaskCreateStatic(logger_task, "logger", 512, nullptr, tskIDLE_PRIORITY + 3, g_logger_stack, &g_logger_tcb)) ||
       !xTaskCreateStatic(load_task, "load", 256, nullptr, tskIDLE_PRIORITY + 1, g_load_stack, &g_load_tcb))
     talus::port::fault("task creation");
   vTaskStartScheduler();
