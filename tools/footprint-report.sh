@@ -46,6 +46,12 @@ for p in "${presets[@]}"; do
   cmake --build "build/$p" -j "$jobs" --target talus_footprint >"$tmp/build-$p.log" 2>&1 ||
     { tail -40 "$tmp/build-$p.log"; die "building ${p} failed"; }
 done
+# FreeRTOS (issue 14): the on-target test bare and in a task, and the loop test, Cortex-M
+for p in cortex-m7 cortex-m4f; do
+  say "building the FreeRTOS images for ${p} (preset ${p}-freertos)"
+  cmake --build "build/$p" -j "$jobs" --target talus_target_test talus_target_freertos_test talus_target_freertos_loop \
+    >"$tmp/build-rtos-$p.log" 2>&1 || { tail -40 "$tmp/build-rtos-$p.log"; die "building ${p}'s FreeRTOS images failed"; }
+done
 fp() { echo "build/$1/targets/footprint/$2"; }
 
 # --- 2. run --------------------------------------------------------------------------------
@@ -144,6 +150,15 @@ run_cortex_m m7c mps2-an500 "$(fp cortex-m7 talus_footprint_contact)"
 run_cortex_m m4fc mps2-an386 "$(fp cortex-m4f talus_footprint_contact)"
 run_callgrind x86c "$(fp x86-64 talus_footprint_contact)"
 cal_min=500
+
+say "running: FreeRTOS loop tests (Cortex-M7, Cortex-M4F; -icount shift=1 as in ctest)"
+for p in cortex-m7 cortex-m4f; do
+  board=mps2-an500
+  [ "$p" = cortex-m4f ] && board=mps2-an386
+  TALUS_QEMU_ICOUNT=1 TALUS_QEMU_TIMEOUT=300 toolchains/qemu-mps2.sh "$board" \
+    "build/$p/targets/freertos/talus_target_freertos_loop" >"$tmp/rtos-$p.out" 2>&1 ||
+    { cat "$tmp/rtos-$p.out"; die "$p: FreeRTOS loop test failed"; }
+done
 
 say "running: Cortex-M7 ABA images and baselines (-O2, -Os)"
 for img in aba baseline aba_os baseline_os; do
@@ -561,6 +576,44 @@ section="$tmp/section.md"
   echo "hard period sets \`max_pivots\` (or \`max_iterations\`) to what its period affords and handles \`not_converged\`."
   echo "The states are random, so the feet are not at ground height: the acceleration level does not use the gap. Not run"
   echo "on aarch64: its counter is the QEMU exec trace, one log line per instruction, ~1.3e8 here (~12 GB)."
+  echo
+  echo "### FreeRTOS images and kernel costs (issue 14)"
+  echo
+  echo "FreeRTOS V11.3.0 (kernel ports GCC_ARM_CM7, GCC_ARM_CM4F), the presets' builds. Sizes (\`arm-none-eabi-size\`,"
+  echo "text / data / bss in bytes) of the on-target test program bare and inside a FreeRTOS task (the same objects),"
+  echo "and of the loop test (targets/freertos/loop_test.cpp):"
+  echo
+  echo "| image | Cortex-M7 | Cortex-M4F |"
+  echo "|---|---:|---:|"
+  for img in targets/talus_target_test targets/freertos/talus_target_freertos_test targets/freertos/talus_target_freertos_loop; do
+    row="| \`${img##*/}\`"
+    for p in cortex-m7 cortex-m4f; do
+      row="$row | $(arm-none-eabi-size "build/$p/$img" | awk 'NR == 2 { print $1 " / " $2 " / " $3 }')"
+    done
+    echo "$row |"
+  done
+  row="| kernel + port (in a task − bare)"
+  for p in cortex-m7 cortex-m4f; do
+    row="$row | $(arm-none-eabi-size "build/$p/targets/talus_target_test" "build/$p/targets/freertos/talus_target_freertos_test" |
+      awk 'NR == 2 { t = $1; d = $2; b = $3 } NR == 3 { printf "+%d / +%d / +%d", $1 - t, $2 - d, $3 - b }')"
+  done
+  echo "$row |"
+  echo
+  echo "From the loop test's run (1 kHz control task: solo12 ABA + 4-feet constrained solve, 2000 periods; \`-icount"
+  echo "shift=1\`: 2 ns of virtual time per instruction, SysTick resolution 40 ns = 20 instructions):"
+  echo
+  for p in cortex-m7 cortex-m4f; do
+    echo "- ${p}: $(grep -o 'control: .*' "$tmp/rtos-$p.out" | head -1)"
+    echo "  - $(grep -o 'control latency.*' "$tmp/rtos-$p.out" | head -1)"
+    echo "  - $(grep -o 'control exec min/median/p99/max [0-9/ ]* ns' "$tmp/rtos-$p.out" | head -1)"
+    echo "  - $(grep -o 'control task stack.*' "$tmp/rtos-$p.out" | head -1); the other tasks: logger 2048 B, load 1024 B (not measured)"
+    echo "  - $(grep -o 'kernel costs.*' "$tmp/rtos-$p.out" | head -1)"
+  done
+  echo
+  echo "The tick interrupt is the gap a spinning task sees in its clock at each tick; the switch is"
+  echo "\`xTaskNotifyGive\` to a higher-priority task blocked in \`ulTaskNotifyTake\`, until it reads the clock; one"
+  echo "\`now_ns()\` (a turn of the clock loop) is subtracted from both. Release → start latency = tick interrupt +"
+  echo "switch + \`wait_until\`'s return."
   echo
   echo "How the instructions are counted:"
   echo "- Cortex-M7 / M4F: QEMU \`-icount shift=${shift_n}\` makes virtual time advance 2^${shift_n} ns per"

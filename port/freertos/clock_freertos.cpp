@@ -16,8 +16,9 @@
 //   critical    taskENTER_CRITICAL / taskEXIT_CRITICAL in a task (BASEPRI: interrupts above
 //               configMAX_SYSCALL_INTERRUPT_PRIORITY stay live), taskENTER_CRITICAL_FROM_ISR
 //               in an interrupt handler (Cortex-M).
-//   hooks       stack overflow (configCHECK_FOR_STACK_OVERFLOW 2) and configASSERT call
-//               talus::port::fault (the fault hook runs, the program ends with code 3).
+//   hooks       stack overflow (configCHECK_FOR_STACK_OVERFLOW 2), malloc failed (when a
+//               firmware's configuration enables it) and configASSERT call talus::port::fault
+//               (the fault hook runs, the program ends with code 3).
 #include <talus/port/freertos.hpp>
 #include <talus/rt/port.hpp>
 
@@ -196,6 +197,10 @@ void vApplicationStackOverflowHook(TaskHandle_t, char* name) {
   reason[i] = '\0';
   talus::port::fault(reason);
 }
+
+// Called only with configUSE_MALLOC_FAILED_HOOK 1 and dynamic allocation on (a firmware's own
+// configuration; talus's reference one allocates nothing).
+void vApplicationMallocFailedHook() { talus::port::fault("FreeRTOS malloc failed"); }
 
 void talus_freertos_assert(const char* file, int line) {
   (void)file;

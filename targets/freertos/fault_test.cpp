@@ -1,0 +1,69 @@
+// The FreeRTOS hooks reach talus's fault path: a fault hook is installed, then a task faults on
+// purpose. Expected (targets/run_expect.cmake): "fault hook ran", the port's report
+// "talus/port: fault: FreeRTOS ...", exit code 3.
+//   Cortex-M: a task overflows its 128-word stack (recursion; the overflow lands in padding
+//             placed below the stack) and blocks: the kernel's check (method 2, at the switch)
+//             finds the fill words at the stack's end overwritten -> vApplicationStackOverflowHook.
+//   Linux:    the POSIX kernel port runs tasks on pthreads' own stacks (no overflow to catch):
+//             xTaskCreateStatic without a stack buffer -> configASSERT.
+#include <talus/port/freertos.hpp>
+#include <talus/rt/port.hpp>
+
+#include <cstdint>
+
+namespace {
+
+void hook(const talus::port::FaultInfo&) {
+  static const char msg[] = "fault hook ran\n";
+  talus::port::log_write(msg, sizeof(msg) - 1);
+}
+
+void say(const char* s) {
+  std::size_t n = 0;
+  while (s[n]) ++n;
+  talus::port::log_write(s, n);
+}
+
+#if defined(__arm__)
+struct GuardedStack {
+  StackType_t pad[512];    // the overflow writes here (the stack grows down)
+  StackType_t stack[128];  // 512 B
+};
+GuardedStack g_small;
+StaticTask_t g_tcb;
+
+__attribute__((noinline)) int recurse(int depth) {
+  volatile std::uint32_t frame[16];  // 64 B a level
+  for (int i = 0; i < 16; ++i) frame[i] = static_cast<std::uint32_t>(depth + i);
+  return depth > 0 ? recurse(depth - 1) + static_cast<int>(frame[3]) : static_cast<int>(frame[0]);
+}
+
+void overflow_task(void*) {
+  say("freertos fault test: overflowing a 512 B task stack\n");
+  volatile int r = recurse(16);  // ~1.3 KB deep
+  (void)r;
+  vTaskDelay(1);  // the switch runs the kernel's stack check
+  say("freertos fault test: still running, no fault happened\n");
+  talus::port::exit(0);
+}
+#endif
+
+}  // namespace
+
+int main() {
+#if !defined(__arm__)
+  talus::port::init();
+#endif
+  talus::port::set_fault_hook(hook);
+#if defined(__arm__)
+  if (!xTaskCreateStatic(overflow_task, "overflow", 128, nullptr, tskIDLE_PRIORITY + 2, g_small.stack, &g_tcb))
+    talus::port::fault("xTaskCreateStatic failed");
+  vTaskStartScheduler();
+#else
+  static StaticTask_t tcb;
+  say("freertos fault test: xTaskCreateStatic without a stack -> configASSERT\n");
+  (void)xTaskCreateStatic([](void*) {}, "bad", 128, nullptr, tskIDLE_PRIORITY + 1, nullptr, &tcb);
+#endif
+  say("freertos fault test: still running, no fault happened\n");
+  return 0;
+}
