@@ -26,6 +26,14 @@
 # talusConfig.cmake (installed talus: find_package).
 include_guard(GLOBAL)
 
+# Own startup code (no crt0) and the board's memory map (TALUS_LINKER_SCRIPT of the executable,
+# else TALUS_PORT_LINKER_SCRIPT), for the ports that bring port/cortex-m/startup.cpp.
+function(_talus_port_cortex_m_link target)
+  set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_LINKER_SCRIPT}>")
+  target_link_options(${target} INTERFACE -nostartfiles "-T${ld}")
+  set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+endfunction()
+
 # talus_define_ports(<port source dir> [STRICT]): STRICT adds -Werror (talus's own build).
 function(talus_define_ports port_dir)
   cmake_parse_arguments(PARSE_ARGV 1 arg "STRICT" "" "")
@@ -56,10 +64,7 @@ function(talus_define_ports port_dir)
     target_link_libraries(talus_port_cortex_m PUBLIC talus::talus)
     target_compile_definitions(talus_port_cortex_m INTERFACE TALUS_PORT_CORTEX_M=1)
     target_compile_options(talus_port_cortex_m PRIVATE ${flags})
-    # Own startup code (no crt0) and the board's memory map, evaluated on the executable.
-    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_LINKER_SCRIPT}>")
-    target_link_options(talus_port_cortex_m INTERFACE -nostartfiles "-T${ld}")
-    set_property(TARGET talus_port_cortex_m APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+    _talus_port_cortex_m_link(talus_port_cortex_m)
   endif()
 endfunction()
 
@@ -83,9 +88,7 @@ function(talus_define_freertos_port port_dir)
                 "${port_dir}/cortex-m/port_cortex_m.cpp" "${port_dir}/freertos/clock_freertos.cpp")
     target_include_directories(talus_port_freertos PUBLIC "${port_dir}/cortex-m/include")
     target_compile_definitions(talus_port_freertos PRIVATE TALUS_FREERTOS_CORTEX_M=1)
-    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_LINKER_SCRIPT}>")
-    target_link_options(talus_port_freertos INTERFACE -nostartfiles "-T${ld}")
-    set_property(TARGET talus_port_freertos APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+    _talus_port_cortex_m_link(talus_port_freertos)
   else()
     find_package(Threads REQUIRED)
     add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp"
