@@ -600,7 +600,8 @@ section="$tmp/section.md"
   echo "$row |"
   echo
   echo "From the loop test's run (1 kHz control task: solo12 ABA + 4-feet constrained solve, 2000 periods; \`-icount"
-  echo "shift=1\`: 2 ns of virtual time per instruction, SysTick resolution 40 ns = 20 instructions):"
+  echo "shift=1\`: 2 ns of virtual time per instruction, so instructions = ns / 2; SysTick resolution 40 ns = 20"
+  echo "instructions):"
   echo
   for p in cortex-m7 cortex-m4f; do
     echo "- ${p}: $(grep -o 'control: .*' "$tmp/rtos-$p.out" | head -1)"

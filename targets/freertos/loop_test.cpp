@@ -128,10 +128,10 @@ void measure_kernel() {
   for (int i = 0; i < 32; ++i) sw[i] = g_switch_ns[i];
   const std::uint64_t switch_ns = median(sw, 32) - loop_ns;
   Line l;
-  l << "kernel costs (virtual time; 2 ns per instruction at -icount shift=1): tick interrupt " << tick_ns
-    << " ns (median of " << static_cast<std::uint64_t>(n) << " ticks, clock loop " << loop_ns
-    << " ns subtracted), notify -> higher-priority task running " << switch_ns
-    << " ns (median of 32, the same subtracted)";
+  // (short: Line holds 200 characters)
+  l << "kernel costs: tick interrupt " << tick_ns << " ns (median of " << static_cast<std::uint64_t>(n)
+    << " ticks, minus the " << loop_ns << " ns clock loop), notify -> higher-priority task running " << switch_ns
+    << " ns (median of 32, minus the same)";
   check(g_switches == 32 && tick_ns > 0 && tick_ns < 20000 && switch_ns > 0 && switch_ns < 20000, l);
 }
 #endif
