@@ -116,6 +116,37 @@ talus::Vector3<double> world_rotation_delta(const talus::Matrix3<double>& R0, co
   return talus::quaternion_log<double>(Eigen::Vector4d(dq.w(), dq.x(), dq.y(), dq.z()));
 }
 
+// frame_jacobian(q, ...) and point_jacobian(q, ...) update the support path only: for every
+// frame, reference frame and state, they equal the whole-tree route (compute_joint_jacobians,
+// then the data-only call) exactly, although Data holds another state's placements.
+TEST(Consistency, SupportPathJacobiansMatchWholeTree) {
+  const M& model = test_model();
+  D path_data, tree_data;
+  talus::Random rng(16);
+  const talus::ReferenceFrame rfs[] = {talus::ReferenceFrame::local, talus::ReferenceFrame::local_world_aligned,
+                                       talus::ReferenceFrame::world};
+  const talus::Vector3<double> offset(0.05, -0.02, 0.03);
+  for (int n = 0; n < 5; ++n) {
+    const auto stale = random_state(model, rng);
+    const auto s = random_state(model, rng);
+    ASSERT_EQ(talus::compute_joint_jacobians(model, tree_data, s.q), Status::ok);
+    for (int f = 0; f < M::nframes; ++f) {
+      for (talus::ReferenceFrame rf : rfs) {
+        ASSERT_EQ(talus::compute_joint_jacobians(model, path_data, stale.q), Status::ok);  // stale entries
+        M::Jacobian6 Jpath, Jtree;
+        ASSERT_EQ(talus::frame_jacobian(model, path_data, s.q, f, rf, Jpath), Status::ok);
+        ASSERT_EQ(talus::frame_jacobian(model, tree_data, f, rf, Jtree), Status::ok);
+        ASSERT_TRUE(Jpath == Jtree) << "frame " << f;
+        M::Jacobian3 Ppath, Ptree;
+        const int body = model.frames[f].body;
+        ASSERT_EQ(talus::point_jacobian(model, path_data, s.q, body, offset, rf, Ppath), Status::ok);
+        ASSERT_EQ(talus::point_jacobian(model, tree_data, body, offset, rf, Ptree), Status::ok);
+        ASSERT_TRUE(Ppath == Ptree) << "body " << body;
+      }
+    }
+  }
+}
+
 TEST(Consistency, JacobiansMatchFiniteDifferences) {
   const M& model = test_model();
   D data;

@@ -556,6 +556,10 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
       << transform(frames[k].placement) << "};\n";
   o << "  return m;\n}\n\n";
   o << "}  // namespace talus::models::" << name << "\n";
+  // A compiled model library (talus_add_model(... COMPILED)) defines this macro for its users:
+  // its header declares the algorithms and solvers it instantiates `extern` (talus/instances.hpp).
+  o << "\n#ifdef TALUS_MODEL_" << name << "_COMPILED\n#include <talus/models/" << name
+    << "_instances.hpp>\n#endif\n";
   return o.str();
 }
 

@@ -29,6 +29,53 @@ TEST(ConsistencyConstraints, Solo12FourFeet) {
   run_random_states(model, *cs, true, 3, 3);
 }
 
+// compute_constrained_system sweeps the tree once (kinematics, CRBA's and RNEA's forward steps
+// together): its H, C, G, γ and errors equal those of the separate algorithms to the last bit,
+// with and without external forces, for contacts and a loop.
+TEST(ConsistencyConstraints, OnePassSystemEqualsTheSeparateAlgorithms) {
+  using M = solo::Model<double>;
+  const auto model = solo::make_model<double>();
+  auto cs = std::make_unique<talus::ConstraintSet<M, 12>>();
+  const auto& FL = model.frames[solo::frame_id("FL_FOOT")];
+  const auto& FR = model.frames[solo::frame_id("FR_FOOT")];
+  talus::LoopAxis<double> ax[3];
+  for (int k = 0; k < 3; ++k) ax[k].axis = talus::Motion<double>::Unit(k + (k == 2 ? 3 : 0));
+  ASSERT_EQ(cs->add_loop(FL.body, FL.placement, FR.body, FR.placement, {ax[0], ax[1], ax[2]}), Status::ok);
+  for (const char* foot : {"HL_FOOT", "HR_FOOT", "FL_FOOT"})
+    ASSERT_EQ(cs->add_contact(model, solo::frame_id(foot), {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
+                                                             Vector3<double>(0.1, 0, 1).normalized()}),
+              Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  ASSERT_EQ(cs->active_rows(), 12);
+  auto one = std::make_unique<talus::Data<M>>();
+  auto sep = std::make_unique<talus::Data<M>>();
+  talus::Random rng(21);
+  const int all = talus::detail::pass_jacobian | talus::detail::pass_gamma | talus::detail::pass_position_error |
+                  talus::detail::pass_velocity_error;
+  for (int n = 0; n < 20; ++n) {
+    M::ConfigVector q;
+    talus::random_configuration(model, rng, q);
+    M::TangentVector v, C;
+    for (int i = 0; i < M::nv; ++i) v[i] = rng.uniform(-2, 2);
+    auto fext = talus::zero_external_forces<M>();
+    for (auto& f : fext)
+      for (int k = 0; k < 6; ++k) f[k] = rng.uniform(-5, 5);
+    const talus::ExternalForces<M>* with = n % 2 ? &fext : nullptr;
+    ASSERT_EQ(talus::compute_constrained_system(model, *one, *cs, q, v, with), Status::ok);
+    const M::MatrixNV H = one->H;
+    const M::TangentVector C1 = cs->C;
+    const auto G = cs->G;
+    const auto gamma = cs->gamma, perr = cs->position_error, verr = cs->velocity_error;
+    ASSERT_TRUE(talus::detail::constraint_pass(model, *sep, *cs, q, v, all));
+    ASSERT_EQ(talus::crba(model, *sep, q), Status::ok);
+    const M::TangentVector zero = M::TangentVector::Zero();
+    ASSERT_EQ(with ? talus::rnea(model, *sep, q, v, zero, fext, C) : talus::rnea(model, *sep, q, v, zero, C), Status::ok);
+    EXPECT_TRUE(H == sep->H) << n;
+    EXPECT_TRUE(C1 == C) << n;
+    EXPECT_TRUE(G == cs->G && gamma == cs->gamma && perr == cs->position_error && verr == cs->velocity_error) << n;
+  }
+}
+
 TEST(ConsistencyConstraints, FloatingBaseWithLoop) {
   // solo12 with its front feet tied by a rod (3 linear rows) and its hind feet in contact
   const auto model = solo::make_model<double>();

@@ -16,22 +16,26 @@
 
 namespace talus {
 
-template <class ModelT, class Q>
-Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
+namespace detail {
+/// CRBA's forward step for body I: placements (liMi, oMi), world Jacobian columns (data.J),
+/// the body's inertia in world coordinates (data.Yc). Shared with the one-pass constrained system.
+template <int I, class ModelT, class Q>
+TALUS_INLINE void crba_forward_body(const ModelT& model, Data<ModelT>& data, const Q& q) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  if (Status s = check_configuration(model, q); s != Status::ok) {
-    data.H.setZero();
-    return s;
-  }
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using J = typename Tree::template Joint<I>;
-    detail::update_placement<I, true>(model, data, q);
-    data.J.template middleCols<J::nv>(Tree::idx_v[I]) =
-        J::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
-    data.Yc[I] = InertiaSum<S>::from(model.inertia[I], data.oMi[I]);
-  });
+  using J = typename Tree::template Joint<I>;
+  update_placement<I, true>(model, data, q);
+  data.J.template middleCols<J::nv>(Tree::idx_v[I]) = J::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+  data.Yc[I] = InertiaSum<S>::from(model.inertia[I], data.oMi[I]);
+}
+
+/// CRBA's backward pass, from data.J (world columns) and data.Yc (each body's inertia, world
+/// frame) of the forward pass: composite inertias and H. Shared with the one-pass constrained
+/// system (constraint_quantities.hpp).
+template <class ModelT>
+void crba_backward(const ModelT&, Data<ModelT>& data) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
   static_for_reverse<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     constexpr int P = Tree::parent[I];
@@ -62,6 +66,17 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
       hi = k;
     }
   });
+}
+}  // namespace detail
+
+template <class ModelT, class Q>
+Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
+  if (Status s = check_configuration(model, q); s != Status::ok) {
+    data.H.setZero();
+    return s;
+  }
+  static_for<ModelT::nb>([&](auto i) { detail::crba_forward_body<decltype(i)::value>(model, data, q); });
+  detail::crba_backward(model, data);
   if (!all_finite(data.H)) {
     data.H.setZero();
     return Status::overflow;

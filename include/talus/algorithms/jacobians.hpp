@@ -78,14 +78,38 @@ Status frame_jacobian(const ModelT& model, const Data<ModelT>& data, int frame, 
   return detail::finish_output(Status::ok, J);
 }
 
-/// 6D Jacobian of frame `frame` at configuration q (runs compute_joint_jacobians).
+namespace detail {
+/// Placements (liMi, oMi) and world Jacobian columns (data.J) of `body` and its ancestors only:
+/// the work a single frame or point Jacobian needs (a foot of a quadruped: 4 of 13 bodies).
+/// Entries of the other bodies in data are left as they were. q must have been checked.
+template <class ModelT, class Q>
+void support_jacobian_columns(const ModelT& model, Data<ModelT>& data, const Q& q, int body) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  std::array<bool, ModelT::nb> on_path{};
+  for (int b = body; b >= 0; b = Tree::parent[b]) on_path[static_cast<std::size_t>(b)] = true;
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    using Jt = typename Tree::template Joint<I>;
+    if (!on_path[I]) return;
+    update_placement<I, true>(model, data, q);
+    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+  });
+}
+}  // namespace detail
+
+/// 6D Jacobian of frame `frame` at configuration q. Computes placements and Jacobian columns
+/// of the frame's support path only (the body carrying the frame and its ancestors), as
+/// Pinocchio's computeFrameJacobian: data.oMi, liMi and J of those bodies are updated, the
+/// others' are left as they were (call compute_joint_jacobians to fill all of them).
 template <class ModelT, class Q, class Jac>
 Status frame_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int frame,
                       ReferenceFrame rf, Jac& J) {
   static_assert(detail::is_size<Jac, 6, ModelT::nv>(), "talus::frame_jacobian: J must be 6 x nv (Model::Jacobian6)");
   J.setZero();
   if (!detail::frame_id_valid<ModelT>(frame) || !detail::reference_frame_valid(rf)) return Status::invalid_input;
-  if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
+  if (Status s = check_configuration(model, q); s != Status::ok) return s;
+  detail::support_jacobian_columns(model, data, q, model.frames[frame].body);
   return frame_jacobian(model, data, frame, rf, J);
 }
 
@@ -110,7 +134,7 @@ Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const V
   return detail::finish_output(Status::ok, J);
 }
 
-/// Same at configuration q (runs compute_joint_jacobians).
+/// Same at configuration q: like frame_jacobian(q, ...), updates the body's support path only.
 template <class ModelT, class Q, class Jac>
 Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, int body,
                       const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf, Jac& J) {
@@ -118,7 +142,8 @@ Status point_jacobian(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
   J.setZero();
   if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))
     return Status::invalid_input;
-  if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
+  if (Status s = check_configuration(model, q); s != Status::ok) return s;
+  detail::support_jacobian_columns(model, data, q, body);
   return point_jacobian(model, data, body, p_body, rf, J);
 }
 

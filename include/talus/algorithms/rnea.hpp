@@ -26,37 +26,11 @@ ExternalForces<ModelT> zero_external_forces() {
 
 namespace detail {
 
-/// Level 0: gravity only (v = q̈ = 0); 1: + velocity (q̈ = 0); 2: full.
-template <int Level, bool WithFext, class ModelT, class Q, class V, class A>
-void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const A& a,
-               const ExternalForces<ModelT>* fext) {
+/// RNEA's backward pass: τ_i = S_iᵀ f_i, f_λ(i) += λ(i)X_i* f_i (data.f, liMi -> data.tau).
+template <class ModelT>
+void rnea_backward(const ModelT& model, Data<ModelT>& data) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  Motion<S> a_world;
-  a_world << S(0), S(0), S(0), -model.gravity;
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    constexpr int P = Tree::parent[I];
-    using J = typename Tree::template Joint<I>;
-    const Vector3<S>& axis = model.axis[I];
-    detail::update_placement<I, false>(model, data, q);
-    const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
-    data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
-    if constexpr (Level >= 1) {
-      const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
-      if constexpr (P < 0) data.v[I] = vJ;
-      else data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
-      data.a_gf[I] += cross_motion<S>(data.v[I], vJ);
-      if constexpr (Level >= 2)
-        data.a_gf[I] += J::template motion<S>(axis, a.template segment<J::nv>(Tree::idx_v[I]));
-      const Force<S> h = model.inertia[I] * data.v[I];
-      data.f[I] = model.inertia[I] * data.a_gf[I] + cross_force<S>(data.v[I], h);
-    } else {
-      data.v[I].setZero();
-      data.f[I] = model.inertia[I] * data.a_gf[I];
-    }
-    if constexpr (WithFext) data.f[I] -= (*fext)[I];
-  });
   static_for_reverse<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     constexpr int P = Tree::parent[I];
@@ -64,6 +38,57 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
     data.tau.template segment<J::nv>(Tree::idx_v[I]) = J::template project<S>(model.axis[I], data.f[I]);
     if constexpr (P >= 0) data.f[P] += data.liMi[I].act_force(data.f[I]);
   });
+}
+
+/// RNEA's forward step for body I, after its placement liMi (Level 0: gravity only, v = q̈ = 0;
+/// 1: + velocity, q̈ = 0; 2: full): v_i, a_gf,i (with gravity), f_i. Shared with the one-pass
+/// constrained system (constraint_quantities.hpp).
+template <int I, int Level, bool WithFext, class ModelT, class V, class A>
+TALUS_INLINE void rnea_forward_body(const ModelT& model, Data<ModelT>& data, const V& v, const A& a,
+                                    const ExternalForces<ModelT>* fext, const Motion<typename ModelT::Scalar>& a_world) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  constexpr int P = Tree::parent[I];
+  using J = typename Tree::template Joint<I>;
+  const Vector3<S>& axis = model.axis[I];
+  const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
+  data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
+  if constexpr (Level >= 1) {
+    const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
+    if constexpr (P < 0) data.v[I] = vJ;
+    else data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+    data.a_gf[I] += cross_motion<S>(data.v[I], vJ);
+    if constexpr (Level >= 2)
+      data.a_gf[I] += J::template motion<S>(axis, a.template segment<J::nv>(Tree::idx_v[I]));
+    const Force<S> h = model.inertia[I] * data.v[I];
+    data.f[I] = model.inertia[I] * data.a_gf[I] + cross_force<S>(data.v[I], h);
+  } else {
+    data.v[I].setZero();
+    data.f[I] = model.inertia[I] * data.a_gf[I];
+  }
+  if constexpr (WithFext) data.f[I] -= (*fext)[I];
+}
+
+/// The gravity field as a fictitious base acceleration [0; −g].
+template <class ModelT>
+Motion<typename ModelT::Scalar> gravity_acceleration(const ModelT& model) {
+  using S = typename ModelT::Scalar;
+  Motion<S> a_world;
+  a_world << S(0), S(0), S(0), -model.gravity;
+  return a_world;
+}
+
+/// Level 0: gravity only (v = q̈ = 0); 1: + velocity (q̈ = 0); 2: full.
+template <int Level, bool WithFext, class ModelT, class Q, class V, class A>
+void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const A& a,
+               const ExternalForces<ModelT>* fext) {
+  const auto a_world = gravity_acceleration(model);
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    detail::update_placement<I, false>(model, data, q);
+    rnea_forward_body<I, Level, WithFext>(model, data, v, a, fext, a_world);
+  });
+  rnea_backward(model, data);
 }
 
 }  // namespace detail

@@ -89,17 +89,16 @@ void kinematics_with_world_jacobian(const ModelT& model, Data<ModelT>& data, con
 /// Which quantities a pass computes.
 enum PassLevel : int { pass_jacobian = 1, pass_gamma = 2, pass_position_error = 4, pass_velocity_error = 8 };
 
-/// One pass over the active constraints at (q, v) (v ignored without gamma or velocity
-/// errors). Runs forward kinematics with q̈ = 0 and the world Jacobian columns. Returns
-/// false if a result is not finite (a custom constraint's values; contacts and loops of a
-/// bound set at valid inputs are always finite).
+/// The active constraints' rows at (q, v) (v ignored without gamma or velocity errors), from
+/// the kinematics already in data (placements, world Jacobian columns; with gamma or velocity
+/// errors also v and a at q̈ = 0). Returns false if a result is not finite (a custom
+/// constraint's values; contacts and loops of a bound set at valid inputs are always finite).
 template <class ModelT, int MR, int MC, class Q, class V>
-bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
+bool constraint_rows(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
                      int what) {
   using S = typename ModelT::Scalar;
   constexpr int nv = ModelT::nv;
   const bool need_motion = (what & (pass_gamma | pass_velocity_error)) != 0;
-  kinematics_with_world_jacobian(model, data, q, v, need_motion);
   const int m = cs.active_rows();
   cs.G.setZero(m, nv);
   cs.gamma.setZero(m);
@@ -241,6 +240,42 @@ bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
   return false;
 }
 
+/// One pass over the active constraints at (q, v): forward kinematics with q̈ = 0 and the world
+/// Jacobian columns, then the rows (constraint_rows).
+template <class ModelT, int MR, int MC, class Q, class V>
+bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V& v,
+                     int what) {
+  kinematics_with_world_jacobian(model, data, q, v, (what & (pass_gamma | pass_velocity_error)) != 0);
+  return constraint_rows(model, data, cs, q, v, what);
+}
+
+/// The forward pass of the whole constrained system in one sweep over the tree (each body's
+/// placement computed once, not three times as by crba, rnea and constraint_pass in turn):
+/// per body, CRBA's step (oMi, liMi, world Jacobian columns, world inertia), RNEA's at q̈ = 0
+/// (v, a_gf with gravity, f), and the acceleration at q̈ = 0 without gravity that the
+/// constraints' γ reads (data.a). Every quantity is computed by the same expressions as by the
+/// separate algorithms, so the results are the same to the last bit.
+template <bool WithFext, class ModelT, class Q, class V>
+void constrained_system_forward(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
+                                const ExternalForces<ModelT>* fext) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
+  const auto a_world = gravity_acceleration(model);
+  static_for<ModelT::nb>([&](auto i) {
+    constexpr int I = decltype(i)::value;
+    constexpr int P = Tree::parent[I];
+    using J = typename Tree::template Joint<I>;
+    crba_forward_body<I>(model, data, q);
+    rnea_forward_body<I, 1, WithFext>(model, data, v, v, fext, a_world);
+    if constexpr (P < 0) {
+      data.a[I].setZero();
+    } else {
+      const Motion<S> vJ = J::template motion<S>(model.axis[I], v.template segment<J::nv>(Tree::idx_v[I]));
+      data.a[I] = data.liMi[I].inverse_act_motion(data.a[P]) + cross_motion<S>(data.v[I], vJ);
+    }
+  });
+}
+
 /// The checks every constraint function and solver runs first; records why it refuses
 /// (cs.failure()), and clears the record when the inputs are fine.
 template <class ModelT, int MR, int MC, class Q, class... V>
@@ -350,13 +385,22 @@ Status compute_constrained_system(const ModelT& model, Data<ModelT>& data, Const
     cs.C.setZero();
     return s;
   }
-  if (!detail::constraint_pass(model, data, cs, q, v,
+  // One sweep forward (kinematics, CRBA's and RNEA's forward steps), the rows, then CRBA's
+  // and RNEA's backward passes: the same numbers as constraint_pass, crba and rnea in turn.
+  if (fext != nullptr) detail::constrained_system_forward<true>(model, data, q, v, fext);
+  else detail::constrained_system_forward<false>(model, data, q, v, fext);
+  if (!detail::constraint_rows(model, data, cs, q, v,
                                detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
                                    detail::pass_velocity_error))
     s = Status::invalid_input;
-  if (s == Status::ok) s = crba(model, data, q);
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, cs.C) : rnea(model, data, q, v, zero, cs.C);
+  if (s == Status::ok) {
+    detail::crba_backward(model, data);
+    if (!all_finite(data.H)) s = Status::overflow;
+  }
+  if (s == Status::ok) {
+    detail::rnea_backward(model, data);
+    s = output_or_zero(s, data.tau, cs.C);
+  }
   if (s != Status::ok) {
     detail::zero_constraint_results(cs);
     data.H.setZero();
