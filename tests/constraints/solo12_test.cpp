@@ -73,6 +73,10 @@ TEST(ConsistencyConstraints, OnePassSystemEqualsTheSeparateAlgorithms) {
     EXPECT_TRUE(H == sep->H) << n;
     EXPECT_TRUE(C1 == C) << n;
     EXPECT_TRUE(G == cs->G && gamma == cs->gamma && perr == cs->position_error && verr == cs->velocity_error) << n;
+    // An impulse sweeps once too (CRBA's forward pass gives the rows' kinematics): same H, G.
+    M::TangentVector v_plus;
+    ASSERT_EQ(talus::compute_impulse_range_space(model, *one, *cs, q, v, v_plus), Status::ok);
+    EXPECT_TRUE(one->H == sep->H && cs->G == G) << n;
   }
 }
 

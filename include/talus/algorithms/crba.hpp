@@ -29,6 +29,12 @@ TALUS_INLINE void crba_forward_body(const ModelT& model, Data<ModelT>& data, con
   data.Yc[I] = InertiaSum<S>::from(model.inertia[I], data.oMi[I]);
 }
 
+/// CRBA's forward pass: crba_forward_body for every body.
+template <class ModelT, class Q>
+void crba_forward(const ModelT& model, Data<ModelT>& data, const Q& q) {
+  static_for<ModelT::nb>([&](auto i) { crba_forward_body<decltype(i)::value>(model, data, q); });
+}
+
 /// CRBA's backward pass, from data.J (world columns) and data.Yc (each body's inertia, world
 /// frame) of the forward pass: composite inertias and H. Shared with the one-pass constrained
 /// system (constraint_quantities.hpp).
@@ -75,7 +81,7 @@ Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>&
     data.H.setZero();
     return s;
   }
-  static_for<ModelT::nb>([&](auto i) { detail::crba_forward_body<decltype(i)::value>(model, data, q); });
+  detail::crba_forward(model, data, q);
   detail::crba_backward(model, data);
   if (!all_finite(data.H)) {
     data.H.setZero();

@@ -31,13 +31,20 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
     data.H.setZero();
     return finish_constrained(s, cs, x, v_plus);
   }
-  if (!constraint_pass(model, data, cs, q, ModelT::TangentVector::Zero(), pass_jacobian | pass_position_error)) {
+  // One sweep for placements, world Jacobian columns and world inertias (CRBA's forward pass,
+  // which is also all the constraint rows need), then the rows, then CRBA's backward pass:
+  // the same numbers as constraint_pass and crba in turn, with the kinematics computed once.
+  crba_forward(model, data, q);
+  if (!constraint_rows(model, data, cs, q, ModelT::TangentVector::Zero(), pass_jacobian | pass_position_error)) {
     zero_constraint_results(cs);
     data.H.setZero();
     return finish_constrained(Status::invalid_input, cs, x, v_plus);
   }
-  s = crba(model, data, q);
-  if (s != Status::ok) return finish_constrained(s, cs, x, v_plus);
+  crba_backward(model, data);
+  if (!all_finite(data.H)) {
+    data.H.setZero();
+    return finish_constrained(Status::overflow, cs, x, v_plus);
+  }
   const typename ModelT::TangentVector b = data.H * v_minus;
   typename ConstraintSet<ModelT, MR, MC>::RowVector g;
   if (target != nullptr) g = *target;
