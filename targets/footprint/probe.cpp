@@ -171,6 +171,8 @@ int main() {
   o << "probe target " << TALUS_FP_TARGET << " scalar " << (sizeof(S) == 8 ? "double" : "float") << " profile "
 #if defined(TALUS_REPRODUCIBLE)
     << "reproducible"
+#elif defined(TALUS_COMPACT)
+    << "compact"
 #else
     << "default"
 #endif

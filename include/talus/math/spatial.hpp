@@ -28,7 +28,11 @@
 /// Forces inlining of the small spatial-algebra operations: the algorithms unroll over the
 /// bodies at compile time into one large function, where GCC's inliner would otherwise give up
 /// and leave a call (with 6-vectors passed through memory) for every cross product.
-#if defined(__GNUC__) || defined(__clang__)
+/// The compact profile (TALUS_COMPACT, cmake/TalusCompact.cmake) leaves the choice to the
+/// compiler: much smaller code on Cortex-M (what it costs per call: bench/RESULTS.md, footprint).
+#if defined(TALUS_COMPACT)
+#define TALUS_INLINE inline
+#elif defined(__GNUC__) || defined(__clang__)
 #define TALUS_INLINE __attribute__((always_inline)) inline
 #else
 #define TALUS_INLINE inline
