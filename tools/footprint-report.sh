@@ -11,12 +11,22 @@
 #   - aarch64 under qemu-aarch64 -singlestep -d exec,nochain (one log line per executed
 #     instruction, counted between two marker functions),
 #   - the Cortex-M7 ABA firmware image and its baseline (sizes, stack painted at reset),
+#   - the Cortex-M7 solo12 controller image (kinematics, CRBA, RNEA, ABA, feet Jacobians,
+#     4-contact constrained solve) in the fast and compact profiles, at -O2 and -Os, and its
+#     baselines (sizes, flash per algorithm from arm-none-eabi-nm, instructions per call),
+#   - probe.cpp in the compact profile (Cortex-M7, x86-64),
+#   - a before/after table against the numbers of an older commit kept in
+#     targets/footprint/before-<commit>.txt (written by TALUS_FOOTPRINT_BEFORE=<commit>, below),
 # prints a Markdown section and writes it into bench/RESULTS.md between the markers
 # <!-- footprint-report:begin --> and <!-- footprint-report:end --> (appended if absent).
 #
 # Environment: TALUS_FOOTPRINT_JOBS (build jobs, default 2), TALUS_FOOTPRINT_ICOUNT_SHIFT
 # (default 7; ≥ 7 keeps the SysTick conversion exact), TALUS_FOOTPRINT_RESULTS (file to
-# update, default bench/RESULTS.md; "-" to only print). Needs: what tools/setup-debian.sh
+# update, default bench/RESULTS.md; "-" to only print), TALUS_FOOTPRINT_BEFORE=<commit> (no
+# report: count that commit's probe.cpp on Cortex-M7 and x86-64 in a temporary git worktree and
+# write targets/footprint/before-<commit>.txt; TALUS_FOOTPRINT_BEFORE_WORKTREE: use an existing
+# checkout of it instead), TALUS_FOOTPRINT_BEFORE_FILE (the file the
+# before/after table reads; default the newest targets/footprint/before-*.txt). Needs: what tools/setup-debian.sh
 # installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Takes about 4 minutes
 # from a fresh clone on 2 cores, mostly compiling; about a minute when the probes are built.
 set -euo pipefail
@@ -37,9 +47,19 @@ for tool in cmake qemu-system-arm qemu-aarch64 valgrind arm-none-eabi-size arm-n
   command -v "$tool" >/dev/null || die "$tool not found (bash tools/setup-debian.sh)"
 done
 t_start=$(date +%s)
+fp() { echo "build/$1/targets/footprint/$2"; }
+
+# --- 0. "before" numbers of an older commit (issue 13) ----------------------------------------
+# TALUS_FOOTPRINT_BEFORE=<commit>: instead of the report, build that commit's probe.cpp for
+# Cortex-M7 and x86-64 in a temporary git worktree, count its instructions per call the same
+# way as below, and write them to targets/footprint/before-<commit>.txt, which the report's
+# before/after table reads (TALUS_FOOTPRINT_BEFORE_FILE, default: the newest such file).
+before_commit=${TALUS_FOOTPRINT_BEFORE:-}
+before_file=${TALUS_FOOTPRINT_BEFORE_FILE:-$(ls -t targets/footprint/before-*.txt 2>/dev/null | head -1 || true)}
 
 # --- 1. build ------------------------------------------------------------------------------
 presets=(cortex-m7 cortex-m4f x86-64 aarch64)
+[ -n "$before_commit" ] && presets=()
 for p in "${presets[@]}"; do
   say "configuring and building the probes for ${p} (build/${p}, target talus_footprint)"
   cmake --preset "$p" >"$tmp/configure-$p.log" 2>&1 || { cat "$tmp/configure-$p.log"; die "configuring ${p} failed"; }
@@ -47,12 +67,12 @@ for p in "${presets[@]}"; do
     { tail -40 "$tmp/build-$p.log"; die "building ${p} failed"; }
 done
 # FreeRTOS (issue 14): the on-target test bare and in a task, and the loop test, Cortex-M
-for p in cortex-m7 cortex-m4f; do
+for p in "${presets[@]}"; do
+  case $p in cortex-m7 | cortex-m4f) ;; *) continue ;; esac
   say "building the FreeRTOS images for ${p} (preset ${p}-freertos)"
   cmake --build "build/$p" -j "$jobs" --target talus_target_test talus_target_freertos_test talus_target_freertos_loop \
     >"$tmp/build-rtos-$p.log" 2>&1 || { tail -40 "$tmp/build-rtos-$p.log"; die "building ${p}'s FreeRTOS images failed"; }
 done
-fp() { echo "build/$1/targets/footprint/$2"; }
 
 # --- 2. run --------------------------------------------------------------------------------
 # Every run leaves "$tmp/<config>.win": lines "label state instructions", calibrated.
@@ -132,14 +152,62 @@ run_trace() {  # config exe
     "$counts" "$out" | calibrate instructions "$1" >"$tmp/$1.win" || die "$1: calibration failed"
 }
 
+# median instructions per call of each probe.cpp label: config -> "label median" lines
+medians() {
+  awk '$1 !~ /^cold_/ { print $1, $3 }' "$tmp/$1.win" | sort -k1,1 -k2,2n |
+    awk '{ n[$1]++; v[$1, n[$1]] = $2 }
+      END { for (l in n) { k = n[l]; m = (k % 2) ? v[l, (k + 1) / 2] : (v[l, k / 2] + v[l, k / 2 + 1]) / 2; print l, m } }' | sort
+}
+
+if [ -n "$before_commit" ]; then
+  full=$(git rev-parse --verify "${before_commit}^{commit}") || die "no commit ${before_commit}"
+  short=$(git rev-parse --short "$full")
+  # TALUS_FOOTPRINT_BEFORE_WORKTREE: an existing checkout of that commit to use (and keep)
+  wt="${TALUS_FOOTPRINT_BEFORE_WORKTREE:-${TMPDIR:-/tmp}/talus-fp-before-${short}}"
+  own_wt=0
+  if [ ! -d "$wt" ]; then
+    git worktree add --detach "$wt" "$full" >/dev/null 2>&1 || die "git worktree add ${wt} failed"
+    own_wt=1
+  fi
+  [ "$(git -C "$wt" rev-parse HEAD)" = "$full" ] || die "${wt} is not at ${full}"
+  # the shared models and third-party sources live beside this checkout, not beside the worktree
+  extra=(-DTALUS_MODELS_DIR="$root/../shared/models" -DTALUS_FREERTOS_KERNEL_DIR="$root/../shared/third_party/FreeRTOS-Kernel")
+  for p in cortex-m7 x86-64; do
+    say "before (${short}): building probe.cpp for ${p} in ${wt}"
+    [ -f "$wt/build/$p/CMakeCache.txt" ] || (cd "$wt" && cmake --preset "$p" "${extra[@]}" >"$tmp/configure-before-$p.log" 2>&1) ||
+      { tail -40 "$tmp/configure-before-$p.log"; die "configuring ${p} at ${short} failed"; }
+    (cd "$wt" && nice cmake --build "build/$p" -j "$jobs" --target talus_footprint_probe >"$tmp/build-before-$p.log" 2>&1) ||
+      { tail -40 "$tmp/build-before-$p.log"; die "building ${p} at ${short} failed"; }
+  done
+  say "before (${short}): running the probes (Cortex-M7 under QEMU -icount, x86-64 under callgrind)"
+  run_cortex_m m7 mps2-an500 "$wt/$(fp cortex-m7 talus_footprint_probe)"
+  run_callgrind x86 "$wt/$(fp x86-64 talus_footprint_probe)"
+  out_file="targets/footprint/before-${short}.txt"
+  {
+    echo "# Instructions per call (median over probe.cpp's 100 states, warm) of solo12 at commit ${full},"
+    echo "# its own targets/footprint/probe.cpp and presets (-O2), counted as tools/footprint-report.sh does."
+    echo "# Written by: TALUS_FOOTPRINT_BEFORE=${before_commit} bash tools/footprint-report.sh ($(date -u +%Y-%m-%d))."
+    echo "# Columns: config (m7 = Cortex-M7 double under QEMU -icount, x86 = x86-64 under callgrind) label median"
+    echo "commit ${full}"
+    medians m7 | awk '$1 != "nop1000" { print "m7", $0 }'
+    medians x86 | awk '$1 != "nop1000" { print "x86", $0 }'
+  } >"$out_file"
+  cat "$out_file"
+  if [ "$own_wt" = 1 ]; then git worktree remove --force "$wt" || say "could not remove the worktree ${wt}"; fi
+  say "written ${out_file} in $(($(date +%s) - t_start)) s"
+  exit 0
+fi
+
 say "running: Cortex-M7 (QEMU mps2-an500, -icount shift=${shift_n})"
 run_cortex_m m7 mps2-an500 "$(fp cortex-m7 talus_footprint_probe)"
 run_cortex_m m7r mps2-an500 "$(fp cortex-m7 talus_footprint_probe_repro)"
+run_cortex_m m7k mps2-an500 "$(fp cortex-m7 talus_footprint_probe_compact)"
 say "running: Cortex-M4F (QEMU mps2-an386, -icount shift=${shift_n})"
 run_cortex_m m4f mps2-an386 "$(fp cortex-m4f talus_footprint_probe)"
 say "running: x86-64 under callgrind"
 run_callgrind x86 "$(fp x86-64 talus_footprint_probe)"
 run_callgrind x86r "$(fp x86-64 talus_footprint_probe_repro)"
+run_callgrind x86k "$(fp x86-64 talus_footprint_probe_compact)"
 say "running: aarch64 under qemu-aarch64 -singlestep -d exec,nochain (about 30 s each)"
 run_trace a64 "$(fp aarch64 talus_footprint_probe)"
 run_trace a64r "$(fp aarch64 talus_footprint_probe_repro)"
@@ -164,6 +232,13 @@ say "running: Cortex-M7 ABA images and baselines (-O2, -Os)"
 for img in aba baseline aba_os baseline_os; do
   qemu_mps2 mps2-an500 "$(fp cortex-m7 talus_footprint_$img)" >"$tmp/img-$img.out" 2>&1 ||
     { cat "$tmp/img-$img.out"; die "image $img failed"; }
+done
+say "running: Cortex-M7 solo12 controller images (fast and compact profiles, -O2 and -Os) and baselines"
+full_variants=(full full_compact full_fast_os full_compact_os full_baseline full_baseline_os)
+for img in "${full_variants[@]}"; do
+  qemu_mps2 mps2-an500 "$(fp cortex-m7 talus_footprint_$img)" >"$tmp/img-$img.out" 2>&1 ||
+    { cat "$tmp/img-$img.out"; die "image $img failed"; }
+  grep -q "^full image: .* 0 failed" "$tmp/img-$img.out" || { cat "$tmp/img-$img.out"; die "image $img: a call failed"; }
 done
 
 # --- 3. report -----------------------------------------------------------------------------
@@ -327,6 +402,84 @@ breakdown=$(arm-none-eabi-nm -S -C -t d --size-sort "$aba_elf" | awk -v basefile
     printf "libs|%s\n", lib
   }')
 
+# --- the solo12 controller image (full_image.cpp), fast and compact profiles ---------------
+# full_ticks variant -> lines "alg median min max": instructions per call of run_<alg> (call
+# included, the empty window subtracted), over the image's 100 states
+full_ticks() {
+  awk -v shift_n="$shift_n" '
+    function instr(t) { return int(t * 40 / (2 ^ shift_n) + 0.5) }
+    $1 == "ticks" && $2 == "empty" { e = instr($3); next }
+    $1 == "ticks" { n[$2]++; v[$2, n[$2]] = instr($3) }
+    END {
+      for (a in n) {
+        k = n[a]
+        for (i = 1; i <= k; i++) w[i] = v[a, i] - e
+        for (i = 2; i <= k; i++) { x = w[i]; j = i - 1; while (j > 0 && w[j] > x) { w[j + 1] = w[j]; j-- } w[j + 1] = x }
+        med = (k % 2) ? w[(k + 1) / 2] : (w[k / 2] + w[k / 2 + 1]) / 2
+        print a, med, w[1], w[k]
+      }
+    }' "$tmp/img-$1.out"
+}
+# full_parts variant baseline -> lines "text|part|bytes" and "ram|part|bytes": the image's
+# symbols (arm-none-eabi-nm -S) by algorithm. Each algorithm is called from its own noinline
+# run_<alg> in full_image.cpp; a symbol counts for an algorithm when its name (template
+# arguments and parameter lists removed) is that run_<alg> or one of the algorithm's functions
+# (forward_kinematics and its kinematics_pass, crba*, rnea*, aba*, *jacobian*, the constrained
+# solve's forward_dynamics_range_space / constrained_system / factorize_ltl / solve_kkt /
+# constraint_rows ...). A function that several algorithms call counts once, under the
+# algorithm it is named after (the kinematics pass under kinematics); what no algorithm is
+# named in is "other talus" / "Eigen" (shared), the model, the constraint set's set-up, the
+# harness (names the baseline image has too) or libgcc/newlib.
+full_parts() {
+  arm-none-eabi-nm -S -C -t d "$(fp cortex-m7 "talus_footprint_$2")" |
+    awk 'NF >= 4 { name = $0; sub(/^[0-9]+ [0-9]+ . /, "", name); print name }' | sort -u >"$tmp/$2.syms"
+  arm-none-eabi-nm -S -C -t d --size-sort "$(fp cortex-m7 "talus_footprint_$1")" | awk -v basefile="$tmp/$2.syms" '
+    function simplify(s) {
+      gsub(/\(anonymous namespace\)::/, "", s)
+      while (gsub(/<[^<>]*>/, "", s)) {}
+      while (gsub(/\([^()]*\)/, "", s)) {}
+      return s
+    }
+    BEGIN { while ((getline l < basefile) > 0) base[simplify(l)] = 1 }
+    NF >= 4 {
+      size = $2 + 0; type = $3
+      name = $0; sub(/^[0-9]+ [0-9]+ . /, "", name)
+      s = simplify(name)
+      if (s ~ /(^| )run_fk/ || s ~ /forward_kinematics|kinematics_pass/) k = "fk"
+      else if (s ~ /(^| )run_cfd/ || s ~ /forward_dynamics_range_space|constrain|factorize_ltl|solve_kkt|check_tau|g_feet_storage/) k = "cfd"
+      else if (s ~ /(^| )run_jac/ || s ~ /jacobian|g_jac|g_foot_frame/) k = "jac"
+      else if (s ~ /(^| )run_aba/ || s ~ /talus::(detail::)?aba/) k = "aba"
+      else if (s ~ /(^| )run_crba/ || s ~ /talus::(detail::)?crba/) k = "crba"
+      else if (s ~ /(^| )run_rnea/ || s ~ /talus::(detail::)?rnea/) k = "rnea"
+      else if (s ~ /g_model/) k = "model"
+      else if (s ~ /g_data/) k = "data"
+      else if (s in base) k = "harness"
+      else if (s ~ /make_model|frame_id/) k = "make_model"
+      else if (s ~ /setup|ConstraintSet|add_contact|bind/) k = "setup"
+      else if (s ~ /^talus::Data/) k = "data_ctor"
+      else if (s ~ /_GLOBAL__sub_I_/) k = "static_ctors"
+      else if (s ~ /talus::/) k = "talus_shared"
+      else if (s ~ /Eigen::/) k = "eigen_shared"
+      else k = "lib"
+      if (type ~ /[bBdD]/) r[k] += size; else t[k] += size
+    }
+    END {
+      for (k in t) printf "text|%s|%d\n", k, t[k]
+      for (k in r) printf "ram|%s|%d\n", k, r[k]
+    }'
+}
+declare -A fsz fparts fins
+for v in "${full_variants[@]}"; do
+  fsz[$v]=$(size_of "$(fp cortex-m7 "talus_footprint_$v")")
+  fins[$v]=$(full_ticks "$v")
+done
+for v in full full_compact full_fast_os full_compact_os; do
+  b=full_baseline
+  [[ $v == *_os ]] && b=full_baseline_os
+  fparts[$v]=$(full_parts "$v" "$b")
+done
+full_libs=$(arm-none-eabi-nm -S -C "$(fp cortex-m7 talus_footprint_full_compact_os)" | awk '$3 ~ /[tT]/ && ($4 == "free" || $4 == "malloc") { print $4 }' | sort -u | tr '\n' ' ')
+
 su_file=$(ls build/cortex-m7/targets/footprint/CMakeFiles/talus_footprint_aba.dir/*.su 2>/dev/null | head -1 || true)
 su_top=""
 if [ -n "$su_file" ]; then
@@ -397,6 +550,164 @@ section="$tmp/section.md"
   echo "holds the state vectors) and ABA. Static cross-check (\`-fstack-usage\`, largest frames of the image's"
   echo "translation unit): ${su_top:-n/a}."
   echo
+  echo "### Cortex-M7 image: solo12 kinematics, CRBA, RNEA, ABA, Jacobians, 4-contact solve; fast and compact profiles"
+  echo
+  echo "\`talus_footprint_full*\` (targets/footprint/full_image.cpp, issue 13): startup, port, and per random state one"
+  echo "call each of forward kinematics (q, v, a), CRBA, RNEA, ABA, the 6D Jacobians of the four feet"
+  echo "(\`compute_joint_jacobians\` + 4 × \`frame_jacobian\`, world-aligned) and the constrained forward dynamics on the"
+  echo "four feet as 3D point contacts (\`ConstraintSet<solo12, 12>\`, \`forward_dynamics_range_space\`), 100 states."
+  echo "**fast** = the default profile (TALUS_INLINE forces the spatial operators inline), the preset's -O2;"
+  echo "**compact** = \`talus::compact\` (cmake/TalusCompact.cmake: \`TALUS_COMPACT\`, TALUS_INLINE a plain \`inline\`), the"
+  echo "preset's -O2; both also at -Os, measured to choose the profile. The baselines are the same program with each"
+  echo "call replaced by a copy, at -O2 and -Os; talus's share = image − baseline at the same -O."
+  echo
+  read -r bf_flash bf_ram _ _ _ <<<"${fsz[full_baseline]}"
+  read -r bs_flash bs_ram _ _ _ <<<"${fsz[full_baseline_os]}"
+  echo "| image | flash (text + data) | RAM (data + bss) | talus's share of flash | instructions per call, sum of the six (median each) |"
+  echo "|---|---:|---:|---:|---:|"
+  for v in full full_compact full_fast_os full_compact_os; do
+    case $v in
+      full) vn="**fast** (default), -O2"; bfl=$bf_flash ;;
+      full_compact) vn="**compact** (\`talus::compact\`), -O2"; bfl=$bf_flash ;;
+      full_fast_os) vn="fast, -Os"; bfl=$bs_flash ;;
+      full_compact_os) vn="compact, -Os"; bfl=$bs_flash ;;
+    esac
+    read -r fl ra _ _ _ <<<"${fsz[$v]}"
+    sum=$(printf '%s\n' "${fins[$v]}" | awk '{ s += $2 } END { printf "%.0f", s }')
+    echo "| ${vn} | ${fl} B ($(awk -v x="$fl" 'BEGIN { printf "%.1f", x / 1024 }') KiB) | ${ra} B | $((fl - bfl)) B | ${sum} |"
+  done
+  echo "| baseline (no talus), -O2 | ${bf_flash} B | ${bf_ram} B | | |"
+  echo "| baseline (no talus), -Os | ${bs_flash} B | ${bs_ram} B | | |"
+  echo
+  read -r cfl _ _ _ _ <<<"${fsz[full_compact]}"
+  read -r ffl _ _ _ _ <<<"${fsz[full]}"
+  goal="met"
+  [ "$cfl" -le $((128 * 1024)) ] || goal="**not met**"
+  echo "Goal of issue 13 (compact profile ≤ 128 KiB flash for this image): ${goal}, $(awk -v x="$cfl" 'BEGIN { printf "%.1f", x / 1024 }') KiB, $(awk -v a="$cfl" -v b="$ffl" 'BEGIN { printf "%.0f%%", a / b * 100 }') of the fast"
+  echo "profile's flash. RAM is the same in every profile: model, \`Data\` workspace, the constraint set (its fixed-capacity"
+  echo "solver workspace) and the Jacobians are static objects; the rest is the port's reserved stack."
+  if [ -n "$full_libs" ]; then
+    echo "The -Os compact image links newlib's \`${full_libs% }\` (and with it malloc's and the stdio start-up's code):"
+    echo "never called, but referenced by an out-of-line copy of Eigen's stack-buffer destructor (\`handmade_aligned_free\`,"
+    echo "from \`UnblockedLLT::solveInPlace\` and \`forward_dynamics_range_space\`) that -O2 removes."
+  fi
+  echo
+  echo "Flash per algorithm (\`arm-none-eabi-nm -S --size-sort\`, bytes of code and read-only data). Each algorithm is called"
+  echo "from its own \`noinline\` function \`run_<alg>\`, so what GCC inlines lands there; a symbol counts for an algorithm"
+  echo "when its name (without template arguments and parameter lists) is that function or one of the algorithm's own"
+  echo "(\`kinematics_pass\` under kinematics, \`crba_*\`, \`rnea_*\`, \`aba_*\`, \`*jacobian*\`, the constrained solve's"
+  echo "\`forward_dynamics_range_space\`, \`constrained_system*\`, \`factorize_ltl\`, \`solve_kkt*\`, \`constraint_rows\`). A function"
+  echo "called by several algorithms counts once, under the one it is named after; what is named after none (joint and"
+  echo "spatial-algebra functions GCC kept out of line, \`check_model\`, Eigen kernels) is \"shared\"."
+  echo
+  echo "| part | fast -O2 | compact -O2 | fast -Os | compact -Os |"
+  echo "|---|---:|---:|---:|---:|"
+  for k in fk crba rnea aba jac cfd talus_shared eigen_shared make_model setup data_ctor static_ctors lib harness; do
+    case $k in
+      fk) kn="forward kinematics (and the kinematics pass others share)" ;;
+      crba) kn="CRBA" ;;
+      rnea) kn="RNEA" ;;
+      aba) kn="ABA" ;;
+      jac) kn="Jacobians (joint Jacobians, 4 frame Jacobians)" ;;
+      cfd) kn="constrained solve (range space, 4 point contacts)" ;;
+      talus_shared) kn="other talus (shared)" ;;
+      eigen_shared) kn="Eigen (shared)" ;;
+      make_model) kn="model construction (make_model)" ;;
+      setup) kn="constraint set-up (ConstraintSet, start-up only)" ;;
+      data_ctor) kn="workspace constructor" ;;
+      static_ctors) kn="static constructors" ;;
+      lib) kn="libgcc / newlib (beyond the baseline's)" ;;
+      harness) kn="harness (names the baseline has too)" ;;
+    esac
+    row="| ${kn} |"
+    for v in full full_compact full_fast_os full_compact_os; do
+      row+=" $(printf '%s\n' "${fparts[$v]}" | awk -F'|' -v k="$k" '$1 == "text" && $2 == k { x = $3 } END { print x + 0 }') B |"
+    done
+    echo "$row"
+  done
+  row="| RAM: model / workspace / constraint set / Jacobians (every variant) |"
+  ram_of() { printf '%s\n' "${fparts[full]}" | awk -F'|' -v k="$1" '$1 == "ram" && $2 == k { x = $3 } END { print x + 0 }'; }
+  echo "$row $(ram_of model) / $(ram_of data) / $(ram_of cfd) / $(ram_of jac) B | | | |"
+  echo
+  echo "Instructions per call (SysTick under QEMU -icount shift=${shift_n}, as below; median (min–max) over the image's 100"
+  echo "states, the call of \`run_<alg>\` included, the empty window subtracted):"
+  echo
+  echo "| algorithm | fast -O2 | compact -O2 | compact / fast | fast -Os | compact -Os |"
+  echo "|---|---:|---:|---:|---:|---:|"
+  for a in fk crba rnea aba jac cfd; do
+    case $a in
+      fk) an="forward kinematics (q, v, a)" ;;
+      crba) an="CRBA" ;;
+      rnea) an="RNEA" ;;
+      aba) an="ABA" ;;
+      jac) an="Jacobians of the 4 feet" ;;
+      cfd) an="constrained solve, 4 point contacts" ;;
+    esac
+    row="| ${an} |"
+    for v in full full_compact ratio full_fast_os full_compact_os; do
+      if [ "$v" = ratio ]; then
+        f=$(printf '%s\n' "${fins[full]}" | awk -v a="$a" '$1 == a { print $2 }')
+        c=$(printf '%s\n' "${fins[full_compact]}" | awk -v a="$a" '$1 == a { print $2 }')
+        row+=" $(awk -v f="$f" -v c="$c" 'BEGIN { printf "%.2f", c / f }') |"
+        continue
+      fi
+      read -r med mn mx <<<"$(printf '%s\n' "${fins[$v]}" | awk -v a="$a" '$1 == a { print $2, $3, $4 }')"
+      if [ "$mn" = "$mx" ]; then row+=" ${med} |"; else row+=" ${med} (${mn}–${mx}) |"; fi
+    done
+    echo "$row"
+  done
+  echo
+  echo "The same comparison on probe.cpp (its own translation unit, the five algorithms of the next section; median"
+  echo "instructions per call over its 100 states), \`talus_footprint_probe_compact\` against the default probe:"
+  echo
+  echo "| algorithm | M7 fast | M7 compact | compact / fast | x86-64 fast | x86-64 compact | compact / fast |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for a in "${algs[@]}"; do
+    row="| $(alg_name "$a") |"
+    for pair in "m7 m7k" "x86 x86k"; do
+      read -r d k <<<"$pair"
+      read -r _ _ md _ _ <<<"$(stats "$d" "$a")"
+      read -r _ _ mk _ _ <<<"$(stats "$k" "$a")"
+      row+=" ${md} | ${mk} | $(awk -v f="$md" -v c="$mk" 'BEGIN { printf "%.2f", c / f }') |"
+    done
+    echo "$row"
+  done
+  echo
+  sums=$(for v in full full_compact full_fast_os full_compact_os; do
+    printf '%s %s; ' "$v" "$(sed -n 's/.*checksum \(0x[0-9a-f]*\).*/\1/p' "$tmp/img-$v.out")"; done | sed 's/; $//')
+  nsums=$(printf '%s\n' "$sums" | tr ';' '\n' | awk 'NF == 2 { print $2 }' | sort -u | wc -l)
+  echo "Checksums of the outputs (sum of RNEA, ABA and constrained q̈ over the states): ${sums}."
+  if [ "$nsums" -gt 1 ]; then
+    echo "They differ in the last bits between variants: the same operations, but GCC contracts multiply-adds into FMA"
+    echo "(Cortex-M7 FPv5) at different places when it inlines differently; with \`talus::reproducible\` (no"
+    echo "contraction) that freedom is gone."
+  fi
+  echo
+  if [ -n "$before_file" ] && [ -f "$before_file" ]; then
+    bcommit=$(awk '$1 == "commit" { print $2 }' "$before_file")
+    head_c=$(git rev-parse --short HEAD)
+    dirty=$(git status --porcelain -- include targets/footprint/probe.cpp targets/footprint/footprint.hpp cmake | head -1)
+    now_label="${head_c}"
+    [ -n "$dirty" ] && now_label="${head_c} + uncommitted changes in include/, cmake/ or the probe"
+    echo "### Before / after: instructions per call of probe.cpp, solo12 (issue 13)"
+    echo
+    echo "Median over probe.cpp's 100 states (warm), as in the next table. **before** = commit ${bcommit:0:7} (the issue's"
+    echo "baseline), its own probe.cpp and presets, built in a git worktree and counted the same way"
+    echo "(\`TALUS_FOOTPRINT_BEFORE=${bcommit:0:7} bash tools/footprint-report.sh\` wrote ${before_file}); **after** = this run,"
+    echo "working tree at ${now_label}. Both fast (default) profile, -O2. Cortex-M7: QEMU -icount; x86-64: callgrind."
+    echo
+    echo "| algorithm | M7 before | M7 after | M7 change | x86-64 before | x86-64 after | x86-64 change |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    for a in "${algs[@]}"; do
+      mb=$(awk -v a="$a" '$1 == "m7" && $2 == a { print $3 }' "$before_file")
+      xb=$(awk -v a="$a" '$1 == "x86" && $2 == a { print $3 }' "$before_file")
+      read -r _ _ ma _ _ <<<"$(stats m7 "$a")"
+      read -r _ _ xa _ _ <<<"$(stats x86 "$a")"
+      chg() { awk -v b="$1" -v a="$2" 'BEGIN { if (b == "" || b == 0) print "n/a"; else printf "%+.1f%%", (a / b - 1) * 100 }'; }
+      echo "| $(alg_name "$a") | ${mb:-n/a} | ${ma} | $(chg "$mb" "$ma") | ${xb:-n/a} | ${xa} | $(chg "$xb" "$xa") |"
+    done
+    echo
+  fi
   echo "### Instructions per call, solo12 (median over 100 random states, warm)"
   echo
   echo "Each state: base position in [−1, 1]³, random unit quaternion, joint angles in [−π, π], v, a, τ in"
