@@ -54,12 +54,16 @@ TALUS_INLINE void rnea_forward_body(const ModelT& model, Data<ModelT>& data, con
   const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
   data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
   if constexpr (Level >= 1) {
-    const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
-    if constexpr (P < 0) data.v[I] = vJ;
-    else data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
-    data.a_gf[I] += cross_motion<S>(data.v[I], vJ);
-    if constexpr (Level >= 2)
-      data.a_gf[I] += J::template motion<S>(axis, a.template segment<J::nv>(Tree::idx_v[I]));
+    // S q̇ and S q̈ enter through the joint (add_motion, add_cross_motion): for an axis-aligned
+    // joint they are one entry of a 6-vector, and the joint touches only the entries they change.
+    const auto qd = v.template segment<J::nv>(Tree::idx_v[I]);
+    if constexpr (P < 0) data.v[I] = J::template motion<S>(axis, qd);
+    else {
+      data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]);
+      J::template add_motion<S>(data.v[I], axis, qd);
+    }
+    J::template add_cross_motion<S>(data.a_gf[I], data.v[I], axis, qd);
+    if constexpr (Level >= 2) J::template add_motion<S>(data.a_gf[I], axis, a.template segment<J::nv>(Tree::idx_v[I]));
     const Force<S> h = model.inertia[I] * data.v[I];
     data.f[I] = model.inertia[I] * data.a_gf[I] + cross_force<S>(data.v[I], h);
   } else {

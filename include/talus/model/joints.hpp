@@ -128,6 +128,39 @@ struct JointAxis {
     return m;
   }
 
+  /// m += S q̇. Axis-aligned joints add to the one entry S q̇ has (the other entries of
+  /// m + S q̇ are m's own: x + 0 = x).
+  template <class S, class V>
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    if constexpr (Axis >= 0) m[(IsRevolute ? 0 : 3) + Axis] += v[0];
+    else m += motion<S>(axis, v);
+  }
+
+  /// a += m × (S q̇) (Featherstone's crm(m) S q̇, the velocity-product acceleration). An
+  /// axis-aligned S q̇ = q̇ e_k has one non-zero entry: the cross products reduce to the four
+  /// (revolute) or two (prismatic) products with q̇ that cross_motion forms, the same values
+  /// (its other terms are products with zero).
+  template <class S, class V>
+  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    if constexpr (Axis >= 0) {
+      constexpr int k = Axis, i = (Axis + 1) % 3, j = (Axis + 2) % 3;
+      const S qd = v[0];
+      // (x × q̇ e_k)_i = x_j q̇,  (x × q̇ e_k)_j = −x_i q̇,  (x × q̇ e_k)_k = 0
+      if constexpr (IsRevolute) {  // [ω × e_k q̇; v × e_k q̇]
+        a[i] += m[j] * qd;
+        a[j] -= m[i] * qd;
+        a[3 + i] += m[3 + j] * qd;
+        a[3 + j] -= m[3 + i] * qd;
+      } else {  // [0; ω × e_k q̇]
+        a[3 + i] += m[j] * qd;
+        a[3 + j] -= m[i] * qd;
+      }
+      (void)k;
+    } else {
+      a += cross_motion<S>(m, motion<S>(axis, v));
+    }
+  }
+
   /// Sᵀ F for a 6xN block F (rows of the result: nv = 1).
   template <class S, class F>
   TALUS_INLINE static Eigen::Matrix<S, 1, F::ColsAtCompileTime> project(const Vector3<S>& axis, const F& f) {
@@ -226,6 +259,14 @@ struct JointSpherical {
     m << v[0], v[1], v[2], S(0), S(0), S(0);
     return m;
   }
+  /// m += S q̇
+  template <class S, class V>
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) { m += motion<S>(axis, v); }
+  /// a += m × (S q̇)
+  template <class S, class V>
+  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    a += cross_motion<S>(m, motion<S>(axis, v));
+  }
   template <class S, class F>
   static Eigen::Matrix<S, 3, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) {
     return f.template topRows<3>();
@@ -283,6 +324,14 @@ struct JointFreeFlyer {
     Motion<S> m;
     for (int k = 0; k < 6; ++k) m[k] = v[k];
     return m;
+  }
+  /// m += S q̇
+  template <class S, class V>
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) { m += motion<S>(axis, v); }
+  /// a += m × (S q̇)
+  template <class S, class V>
+  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    a += cross_motion<S>(m, motion<S>(axis, v));
   }
   template <class S, class F>
   static Eigen::Matrix<S, 6, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) { return f; }
