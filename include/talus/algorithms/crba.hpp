@@ -35,6 +35,28 @@ void crba_forward(const ModelT& model, Data<ModelT>& data, const Q& q) {
   static_for<ModelT::nb>([&](auto i) { crba_forward_body<decltype(i)::value>(model, data, q); });
 }
 
+/// fn(std::integral_constant<int, k>) for dof K and each of its ancestor dofs (K, dof_parent[K],
+/// ... up to the root), unrolled at compile time; nothing for K = −1.
+template <class Tree, int K, class Fn>
+TALUS_INLINE void for_each_ancestor_dof(Fn&& fn) {
+  if constexpr (K >= 0) {
+    fn(std::integral_constant<int, K>{});
+    for_each_ancestor_dof<Tree, Tree::dof_parent[K]>(fn);
+  }
+}
+
+/// H's entries (Iv..Iv+Nvi−1, K+1..Hi−1) and their mirror images are zero (dofs in other
+/// branches than the dofs Iv.. of one joint), for K and each ancestor dof of K, Hi the dof
+/// below K on the chain (Iv at the start). Fixed-size blocks: the runs are known at compile time.
+template <class Tree, int Nvi, int Iv, int K, int Hi, class H>
+TALUS_INLINE void zero_branch_gaps(H& h) {
+  if constexpr (Hi > K + 1) {
+    h.template block<Nvi, Hi - K - 1>(Iv, K + 1).setZero();
+    h.template block<Hi - K - 1, Nvi>(K + 1, Iv).setZero();
+  }
+  if constexpr (K >= 0) zero_branch_gaps<Tree, Nvi, Iv, Tree::dof_parent[K], K>(h);
+}
+
 /// CRBA's backward pass, from data.J (world columns) and data.Yc (each body's inertia, world
 /// frame) of the forward pass: composite inertias and H. Shared with the one-pass constrained
 /// system (constraint_quantities.hpp).
@@ -55,22 +77,15 @@ void crba_backward(const ModelT&, Data<ModelT>& data) {
     auto Hii = data.H.template block<nvi, nvi>(iv, iv);
     Hii.noalias() = data.J.template middleCols<nvi>(iv).transpose() * F;
     if constexpr (nvi > 1) Hii.template triangularView<Eigen::StrictlyUpper>() = Hii.transpose();  // exact symmetry
-    for (int k = Tree::dof_parent[iv]; k >= 0; k = Tree::dof_parent[k]) {
+    for_each_ancestor_dof<Tree, Tree::dof_parent[iv]>([&](auto kc) {
+      constexpr int k = decltype(kc)::value;
       const Eigen::Matrix<S, 1, nvi> Hki = data.J.col(k).transpose() * F;
       data.H.template block<1, nvi>(k, iv) = Hki;
       data.H.template block<nvi, 1>(iv, k) = Hki.transpose();
-    }
+    });
     // Zero the columns before iv that are not ancestor dofs (other branches): the runs
     // between consecutive ancestors, and their mirror images.
-    int hi = iv;  // exclusive end of the current run
-    for (int k = Tree::dof_parent[iv];; k = Tree::dof_parent[k]) {
-      if (hi > k + 1) {
-        data.H.block(iv, k + 1, nvi, hi - k - 1).setZero();
-        data.H.block(k + 1, iv, hi - k - 1, nvi).setZero();
-      }
-      if (k < 0) break;
-      hi = k;
-    }
+    zero_branch_gaps<Tree, nvi, iv, Tree::dof_parent[iv], iv>(data.H);
   });
 }
 }  // namespace detail
