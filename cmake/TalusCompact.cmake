@@ -8,7 +8,7 @@
 #
 # No -O flag: measured on the Cortex-M7 (bench/RESULTS.md, footprint section), TALUS_COMPACT
 # at the preset's -O2 is the trade-off worth having (solo12 image with kinematics, CRBA, RNEA,
-# ABA, Jacobians and a 4-contact solve: about a quarter of the fast profile's flash at about
+# ABA, Jacobians and a 4-contact solve: under a third of the fast profile's flash at about
 # the same instructions per call); adding -Os saves a few kB more and costs several times
 # the instructions. A consumer who wants that adds -Os to its own target.
 #

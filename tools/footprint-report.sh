@@ -27,8 +27,10 @@
 # write targets/footprint/before-<commit>.txt; TALUS_FOOTPRINT_BEFORE_WORKTREE: use an existing
 # checkout of it instead), TALUS_FOOTPRINT_BEFORE_FILE (the file the
 # before/after table reads; default the newest targets/footprint/before-*.txt). Needs: what tools/setup-debian.sh
-# installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Takes about 4 minutes
-# from a fresh clone on 2 cores, mostly compiling; about a minute when the probes are built.
+# installs (cross compilers, qemu-system-arm, qemu-user, valgrind). Took about 4 minutes from
+# a fresh clone on 2 cores before issue 13, mostly compiling; the controller images and compact
+# probes of issue 13 add about 4.5 minutes of compiling at -j1 (and seconds of running); about
+# a minute and a half when everything is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
