@@ -413,7 +413,7 @@ struct Constraints {
     }
     constexpr int methods = 5;
     // the proximal report's fields one by one: a struct copy may carry its padding's bits
-    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, prox; int rep_iterations; double rep_residual, rep_step, rep_tolerance; };
+    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, art, prox; int rep_iterations; double rep_residual, rep_step, rep_tolerance; };
     auto o = std::make_unique<Out>();
     twice("forward dynamics", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -432,6 +432,10 @@ struct Constraints {
       // Kokkevis leaves no H: the reference system for its equations comes from range space
       out.kok.H = out.range.H;
       out.kok.C = out.range.C;
+      s = talus::forward_dynamics_articulated(model, d, cs, in.q, in.v, in.tau, x, f);
+      record(out.art, s, x, d, cs);
+      out.art.H = out.range.H;  // no H either
+      out.art.C = out.range.C;
       talus::ProximalReport<double> rep;
       s = talus::forward_dynamics_proximal(model, d, cs, in.q, in.v, in.tau, x, in.prox, rep, f);
       record(out.prox, s, x, d, cs);
@@ -456,6 +460,8 @@ struct Constraints {
     check_forward_equations("forward_dynamics_null_space", o->null, in.tau);
     check_solve_output("forward_dynamics_kokkevis", o->kok);
     if (o->range.s == Status::ok) check_forward_equations("forward_dynamics_kokkevis", o->kok, in.tau);
+    check_solve_output("forward_dynamics_articulated", o->art);
+    if (o->range.s == Status::ok) check_forward_equations("forward_dynamics_articulated", o->art, in.tau);
     check_solve_output("forward_dynamics_proximal", o->prox);
     talus::ProximalReport<double> rep;
     rep.iterations = o->rep_iterations;
@@ -470,6 +476,7 @@ struct Constraints {
     check_agree("forward_dynamics_range_space", o->range, *ref);
     check_agree("forward_dynamics_null_space", o->null, *ref);
     check_agree("forward_dynamics_kokkevis", o->kok, *ref);
+    check_agree("forward_dynamics_articulated", o->art, *ref);
     // proximal: q̈ only (λ's error grows as eps·‖D‖/μ, the header's rounding statement), and only at
     // the default settings (a fuzzed tolerance may legitimately stop early)
     if (o->prox.s == Status::ok && in.prox.mu == talus::ProximalSettings<double>{}.mu &&
@@ -510,7 +517,7 @@ struct Constraints {
         config(), vec(), r.byte() % 3, 0, {}, r.byte()};
     in.target_rows = r.byte() % (MR + 1);
     for (auto& x : in.t) x = r.scalar();
-    struct Out { Status bind; int m; Solve direct, range, null; };
+    struct Out { Status bind; int m; Solve direct, range, null, art; };
     auto o = std::make_unique<Out>();
     twice("impulses", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -527,14 +534,19 @@ struct Constraints {
       record(out.range, s, x, d, cs);
       s = talus::compute_impulse_null_space(model, d, cs, in.q, in.v, x, tp);
       record(out.null, s, x, d, cs);
+      s = talus::compute_impulse_articulated(model, d, cs, in.q, in.v, x, tp);
+      record(out.art, s, x, d, cs);
+      out.art.H = out.range.H;  // no H: the equations are checked with range space's
     });
     const bool wrong_size = in.target_mode == 2 && in.target_rows != o->m;
-    const Solve* all[3] = {&o->direct, &o->range, &o->null};
-    const char* names[3] = {"compute_impulse_direct", "compute_impulse_range_space", "compute_impulse_null_space"};
+    const Solve* all[4] = {&o->direct, &o->range, &o->null, &o->art};
+    const char* names[4] = {"compute_impulse_direct", "compute_impulse_range_space", "compute_impulse_null_space",
+                            "compute_impulse_articulated"};
     if (in.method % 6 == 5 && o->direct.s == Status::ok) finding(names[0], o->direct.s, "ok with a KKTMethod outside the enumerators");
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       const Solve& s = *all[k];
       check_solve_output(names[k], s);
+      if (k == 3 && o->range.s != Status::ok) continue;  // its equations are checked with range space's H
       if (wrong_size && s.s == Status::ok) finding(names[k], s.s, "ok with a target v+ of the wrong size");
       if (s.s != Status::ok) continue;
       // H (v+ − v−) = Gᵀ Λ and G v+ = target
@@ -562,6 +574,7 @@ struct Constraints {
     if (ref) {
       check_agree(names[1], o->range, *ref);
       check_agree(names[2], o->null, *ref);
+      check_agree(names[3], o->art, *ref);
     }
   }
 

@@ -11,4 +11,5 @@
 #include <talus/solvers/forward_dynamics_constrained.hpp>
 #include <talus/solvers/forward_dynamics_proximal.hpp>
 #include <talus/solvers/impulses.hpp>
+#include <talus/solvers/forward_dynamics_articulated.hpp>
 #include <talus/solvers/inverse_dynamics_constrained.hpp>

@@ -104,6 +104,15 @@
                                      const Eigen::MatrixBase<M::TangentVector>&,                                  \
                                      const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,               \
                                      const ExternalForces<M>*);                                                   \
+  T Status forward_dynamics_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                 \
+                                        const Eigen::MatrixBase<M::ConfigVector>&,                                \
+                                        const Eigen::MatrixBase<M::TangentVector>&,                               \
+                                        const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,            \
+                                        const ExternalForces<M>*);                                                \
+  T Status compute_impulse_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                  \
+                                       const Eigen::MatrixBase<M::ConfigVector>&,                                 \
+                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,             \
+                                       const ConstraintSet<M, R>::RowVector*);                                    \
   T Status forward_dynamics_proximal(const M&, Data<M>&, ConstraintSet<M, R>&,                                    \
                                      const Eigen::MatrixBase<M::ConfigVector>&,                                   \
                                      const Eigen::MatrixBase<M::TangentVector>&,                                  \
@@ -140,6 +149,6 @@
   TALUS_INSTANCES_CONSTRAINTS_(template, M, R) TALUS_INSTANCES_SOLVERS_(template, M, R)
 // The same in two halves, for two translation units that compile in parallel (the compiled
 // model library does this): constraint quantities and the direct, range- and null-space
-// solvers; then Kokkevis, proximal, the impulses and constrained inverse dynamics.
+// solvers; then Kokkevis, articulated, proximal, the impulses and constrained inverse dynamics.
 #define TALUS_DEFINE_CONSTRAINT_INSTANCES_PART1(M, R) TALUS_INSTANCES_CONSTRAINTS_(template, M, R)
 #define TALUS_DEFINE_CONSTRAINT_INSTANCES_PART2(M, R) TALUS_INSTANCES_SOLVERS_(template, M, R)

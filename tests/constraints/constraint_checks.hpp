@@ -49,6 +49,22 @@ typename ModelT::TangentVector check_forward_methods(const ModelT& model, talus:
   EXPECT_EQ(talus::forward_dynamics_null_space(model, *data, cs, q, v, tau, ddq), talus::Status::ok);
   EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9) << "null space";
   EXPECT_LE(rel_err(cs.lambda, lambda_ref), 1e-9) << "null space";
+  // the articulated-body method handles every kind: within 1e-10 of the direct method
+  EXPECT_EQ(talus::forward_dynamics_articulated(model, *data, cs, q, v, tau, ddq), talus::Status::ok);
+  EXPECT_LE(rel_err(ddq, ddq_ref), 1e-10) << "articulated";
+  EXPECT_LE(rel_err(cs.lambda, lambda_ref), 1e-10) << "articulated";
+  EXPECT_LE((G - Eigen::MatrixXd(cs.G)).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, G.cwiseAbs().maxCoeff()))
+      << "articulated: G";
+  {  // with external forces on the last body, against the range-space method
+    talus::ExternalForces<ModelT> fext = talus::zero_external_forces<ModelT>();
+    fext[ModelT::nb - 1] << 0.3, -0.2, 0.1, 2, -1, 3;
+    TV ddq_rs;
+    EXPECT_EQ(talus::forward_dynamics_range_space(model, *data, cs, q, v, tau, ddq_rs, &fext), talus::Status::ok);
+    const Eigen::VectorXd lambda_rs = cs.lambda;
+    EXPECT_EQ(talus::forward_dynamics_articulated(model, *data, cs, q, v, tau, ddq, &fext), talus::Status::ok);
+    EXPECT_LE(rel_err(ddq, ddq_rs), 1e-10) << "articulated, fext";
+    EXPECT_LE(rel_err(cs.lambda, lambda_rs), 1e-10) << "articulated, fext";
+  }
   if (contacts_only) {
     EXPECT_EQ(talus::forward_dynamics_kokkevis(model, *data, cs, q, v, tau, ddq), talus::Status::ok);
     EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9) << "kokkevis";
@@ -149,6 +165,9 @@ void check_impulse_methods(const ModelT& model, talus::ConstraintSet<ModelT, MR,
     EXPECT_EQ(talus::compute_impulse_null_space(model, *data, cs, q, v_minus, vp, tp), talus::Status::ok);
     EXPECT_LE(rel_err(vp, vp_ref), 1e-9);
     EXPECT_LE(rel_err(cs.lambda, L_ref), 1e-9);
+    EXPECT_EQ(talus::compute_impulse_articulated(model, *data, cs, q, v_minus, vp, tp), talus::Status::ok);
+    EXPECT_LE(rel_err(vp, vp_ref), 1e-10) << "articulated";
+    EXPECT_LE(rel_err(cs.lambda, L_ref), 1e-10) << "articulated";
   }
 }
 
@@ -259,17 +278,20 @@ int call_everything(const ModelT& model, talus::Data<ModelT>& data, talus::Const
   count(talus::forward_dynamics_range_space(model, data, cs, s.q, s.v, s.tau, out));
   count(talus::forward_dynamics_null_space(model, data, cs, s.q, s.v, s.tau, out));
   if (contacts_only) count(talus::forward_dynamics_kokkevis(model, data, cs, s.q, s.v, s.tau, out));
+  count(talus::forward_dynamics_articulated(model, data, cs, s.q, s.v, s.tau, out));
   count(talus::constraint_wrenches(model, data, cs, talus::ReferenceFrame::local, w));
   count(talus::constraint_wrenches(model, data, cs, talus::ReferenceFrame::world, w));
   target.setConstant(cs.active_rows(), 0.1);
   count(talus::compute_impulse_range_space(model, data, cs, s.q, s.v, out, &target));
   count(talus::compute_impulse_null_space(model, data, cs, s.q, s.v, out, &target));
+  count(talus::compute_impulse_articulated(model, data, cs, s.q, s.v, out, &target));
   talus::ExternalForces<ModelT> fext = talus::zero_external_forces<ModelT>();
   fext[ModelT::nb - 1] << 0.1, 0.2, 0.3, 1, 2, 3;
   count(talus::forward_dynamics_direct(model, data, cs, s.q, s.v, s.tau, out, talus::KKTMethod::ldlt, &fext));
   count(talus::forward_dynamics_range_space(model, data, cs, s.q, s.v, s.tau, out, &fext));
   count(talus::forward_dynamics_null_space(model, data, cs, s.q, s.v, s.tau, out, &fext));
   if (contacts_only) count(talus::forward_dynamics_kokkevis(model, data, cs, s.q, s.v, s.tau, out, &fext));
+  count(talus::forward_dynamics_articulated(model, data, cs, s.q, s.v, s.tau, out, &fext));
   // assembly: may not converge from a random state with feet pinned at anchors; any Status is fine here
   talus::AssemblyOptions<double> opt;
   opt.max_iterations = 3;

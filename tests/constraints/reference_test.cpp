@@ -140,6 +140,14 @@ TEST(ReferenceConstraints, BoxOnThreeContactsIsStaticallyDetermined) {
   EXPECT_EQ(talus::forward_dynamics_range_space(model, *data, four, q, v, tau, out), Status::singular);
   EXPECT_EQ(talus::forward_dynamics_null_space(model, *data, four, q, v, tau, out), Status::singular);
   EXPECT_EQ(talus::forward_dynamics_kokkevis(model, *data, four, q, v, tau, out), Status::singular);
+  out.setConstant(5);
+  EXPECT_EQ(talus::forward_dynamics_articulated(model, *data, four, q, v, tau, out), Status::singular);
+  EXPECT_TRUE(out.isZero());
+  EXPECT_TRUE(four.lambda.isZero());
+  EXPECT_EQ(four.failure().reason, talus::FailureReason::singular);
+  out.setConstant(5);
+  EXPECT_EQ(talus::compute_impulse_articulated(model, *data, four, q, v, out), Status::singular);
+  EXPECT_TRUE(out.isZero());
   EXPECT_EQ(talus::compute_impulse_range_space(model, *data, four, q, v, out), Status::singular);
   EXPECT_EQ(talus::compute_impulse_null_space(model, *data, four, q, v, out), Status::singular);
   EXPECT_TRUE(out.isZero());

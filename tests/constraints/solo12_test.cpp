@@ -201,6 +201,13 @@ TEST(ConsistencyConstraints, BadInput) {
       EXPECT_EQ(talus::forward_dynamics_kokkevis(model, *data, cs, *bad, z, z, out), Status::invalid_input);
       EXPECT_TRUE(out.isZero());
       out.setConstant(3);
+      EXPECT_EQ(talus::forward_dynamics_articulated(model, *data, cs, *bad, z, z, out), Status::invalid_input);
+      EXPECT_TRUE(out.isZero());
+      EXPECT_TRUE(cs.lambda.isZero());
+      out.setConstant(3);
+      EXPECT_EQ(talus::compute_impulse_articulated(model, *data, cs, *bad, z, out), Status::invalid_input);
+      EXPECT_TRUE(out.isZero());
+      out.setConstant(3);
       EXPECT_EQ(talus::compute_impulse_direct(model, *data, cs, *bad, z, out), Status::invalid_input);
       EXPECT_TRUE(out.isZero());
       out.setConstant(3);

@@ -57,29 +57,37 @@ bool spd_inverse(const Eigen::Matrix<S, N, N>& A, Eigen::Matrix<S, N, N>& Ainv) 
   return ok;
 }
 
-template <bool WithFext, class ModelT, class Q, class V, class T>
-Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const T& tau,
-                const ExternalForces<ModelT>* fext) {
+/// ABA's first pass for body I: placement (World: also oMi), v_i, c_i, I^A_i = I_i,
+/// p^A_i = v_i ×* I_i v_i − f_ext,i. Shared with the articulated constrained solver.
+template <int I, bool World, bool WithFext, class ModelT, class Q, class V>
+TALUS_INLINE void aba_forward_body(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
+                                   const ExternalForces<ModelT>* fext) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    constexpr int P = Tree::parent[I];
-    using J = typename Tree::template Joint<I>;
-    const Vector3<S>& axis = model.axis[I];
-    detail::update_placement<I, false>(model, data, q);
-    const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
-    if constexpr (P < 0) {
-      data.v[I] = vJ;
-      data.c[I].setZero();
-    } else {
-      data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
-      data.c[I] = cross_motion<S>(data.v[I], vJ);
-    }
-    data.IA[I] = model.inertia[I].matrix();
-    data.pA[I] = cross_force<S>(data.v[I], model.inertia[I] * data.v[I]);
-    if constexpr (WithFext) data.pA[I] -= (*fext)[I];
-  });
+  constexpr int P = Tree::parent[I];
+  using J = typename Tree::template Joint<I>;
+  const Vector3<S>& axis = model.axis[I];
+  detail::update_placement<I, World>(model, data, q);
+  const Motion<S> vJ = J::template motion<S>(axis, v.template segment<J::nv>(Tree::idx_v[I]));
+  if constexpr (P < 0) {
+    data.v[I] = vJ;
+    data.c[I].setZero();
+  } else {
+    data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+    data.c[I] = cross_motion<S>(data.v[I], vJ);
+  }
+  data.IA[I] = model.inertia[I].matrix();
+  data.pA[I] = cross_force<S>(data.v[I], model.inertia[I] * data.v[I]);
+  if constexpr (WithFext) data.pA[I] -= (*fext)[I];
+}
+
+/// ABA's second pass (leaves to root): U, D⁻¹ and the articulated inertias; with Bias also
+/// u = τ − Sᵀ p^A and the bias forces (without: the inertias only, which is all H⁻¹ needs).
+/// Returns false if some D_i is not positive definite.
+template <bool Bias, class ModelT, class T>
+bool aba_backward(const ModelT& model, Data<ModelT>& data, const T& tau) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
   bool pd = true;
   static_for_reverse<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
@@ -99,34 +107,53 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
       pd = pd && detail::spd_inverse<S, nvi>(D, Dinv);
     }
     data.Dinv[I].template topLeftCorner<nvi, nvi>() = Dinv;
-    data.u.template segment<nvi>(iv) =
-        tau.template segment<nvi>(iv) - J::template project<S>(axis, data.pA[I]);
+    if constexpr (Bias)
+      data.u.template segment<nvi>(iv) = tau.template segment<nvi>(iv) - J::template project<S>(axis, data.pA[I]);
     if constexpr (P >= 0) {
       const Eigen::Matrix<S, 6, nvi> UDinv = U * Dinv;
       const Matrix6<S> Ia = data.IA[I] - UDinv * U.transpose();
-      const Force<S> pa = data.pA[I] + Ia * data.c[I] + UDinv * data.u.template segment<nvi>(iv);
       data.IA[P] += transform_inertia_matrix(data.liMi[I], Ia);
-      data.pA[P] += data.liMi[I].act_force(pa);
+      if constexpr (Bias) {
+        const Force<S> pa = data.pA[I] + Ia * data.c[I] + UDinv * data.u.template segment<nvi>(iv);
+        data.pA[P] += data.liMi[I].act_force(pa);
+      }
     }
   });
-  if (!pd) {
-    data.ddq.setZero();
-    return Status::singular;
-  }
-  Motion<S> a_world;
-  a_world << S(0), S(0), S(0), -model.gravity;
+  return pd;
+}
+
+/// ABA's third pass (root to leaves) for the generalised forces u already reduced by the
+/// second pass: q̈_i = D_i⁻¹ (u_i − U_iᵀ a'), a' = ⁱX_λ a_λ (+ c_i with Bias), a_root' from
+/// a_world. Writes data.ddq and data.a_gf. Without Bias and with a_world = 0 this is the
+/// response H⁻¹ τ to generalised forces τ whose reduced form is u.
+template <bool Bias, class ModelT, class U>
+void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u, const Motion<typename ModelT::Scalar>& a_world) {
+  using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     constexpr int nvi = J::nv;
     constexpr int iv = Tree::idx_v[I];
-    const Motion<S> ap = data.liMi[I].inverse_act_motion(P < 0 ? a_world : data.a_gf[P]) + data.c[I];
+    Motion<S> ap = data.liMi[I].inverse_act_motion(P < 0 ? a_world : data.a_gf[P]);
+    if constexpr (Bias) ap += data.c[I];
     const Eigen::Matrix<S, nvi, 1> qdd = data.Dinv[I].template topLeftCorner<nvi, nvi>() *
-        (data.u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
+        (u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
     data.ddq.template segment<nvi>(iv) = qdd;
     data.a_gf[I] = ap + J::template motion<S>(model.axis[I], qdd);
   });
+}
+
+template <bool WithFext, class ModelT, class Q, class V, class T>
+Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const T& tau,
+                const ExternalForces<ModelT>* fext) {
+  static_for<ModelT::nb>([&](auto i) { aba_forward_body<decltype(i)::value, false, WithFext>(model, data, q, v, fext); });
+  if (!aba_backward<true>(model, data, tau)) {
+    data.ddq.setZero();
+    return Status::singular;
+  }
+  aba_accelerations<true>(model, data, data.u, gravity_acceleration(model));
   return Status::ok;
 }
 

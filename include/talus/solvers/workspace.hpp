@@ -389,9 +389,10 @@ struct SolverWorkspace {
                detail::UnblockedColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>, Eigen::LDLT<KKTMatrix>>
       kkt;
 
-  // range-space method and Kokkevis: Z = L⁻ᵀ Gᵀ (or H⁻¹ Gᵀ), Y = G H⁻¹ Gᵀ
+  // range-space method, Kokkevis and articulated: Z = L⁻ᵀ Gᵀ (or H⁻¹ Gᵀ, or M Gᵀ), Y = G H⁻¹ Gᵀ
   GtMatrix Z;
   GMatrix W;  ///< range space: G L⁻¹
+  GtMatrix Zd;  ///< articulated method: D⁻¹ Z (Z = M Gᵀ in Z)
   RowMatrix Y;
   detail::UnblockedLLT<RowMatrix> Y_llt;
   detail::UnblockedColPivHouseholderQR<RowMatrix> Y_qr;  ///< assembly: rank-revealing solve of G W⁻¹ Gᵀ
