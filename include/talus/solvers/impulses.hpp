@@ -8,7 +8,8 @@
 ///     G(q) q̇⁺        = v⁺        (v⁺ = 0 unless given: the constrained points stop)
 ///
 /// Output q̇⁺; Λ goes to cs.lambda; cs.G and data.H are left as used. Methods as for
-/// forward dynamics (kkt.hpp): direct (KKTMethod), range-space sparse, null-space.
+/// forward dynamics (kkt.hpp): direct (KKTMethod), range-space sparse, null-space; and the
+/// articulated-body method, compute_impulse_articulated (forward_dynamics_articulated.hpp).
 /// Status: invalid_input (NaN/Inf, bad quaternion, unbound set, v⁺ of the wrong size),
 /// singular (redundant constraints). On failure q̇⁺ and Λ are zero.
 #include <talus/solvers/forward_dynamics_constrained.hpp>
