@@ -186,8 +186,8 @@ void reduced_constraint_forces(WS& ws, const Lambda& lambda) {
 
 /// Constrained forward dynamics by the articulated-body factorization (file comment):
 /// q̈₀ by ABA, K = G H⁻¹ Gᵀ from one backward sweep per row, K λ = γ − G q̈₀, and q̈ from
-/// ABA's forward pass with u + Z λ. The fastest method on a tree with few rows per body
-/// (bench/RESULTS.md); same answer as forward_dynamics_range_space to rounding.
+/// ABA's forward pass with u + Z λ. Level with forward_dynamics_range_space on the quadrupeds,
+/// 20 % faster on talos (bench/RESULTS.md); the same answer to rounding.
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,

@@ -14,7 +14,7 @@
 ///   forward_dynamics_kokkevis     contacts only: ABA for the free motion and for the response
 ///                                 to a unit force along each contact row (Kokkevis 2004)
 ///   forward_dynamics_articulated  (forward_dynamics_articulated.hpp) no H: ABA's factorization
-///                                 of H⁻¹ and G H⁻¹ Gᵀ by row sweeps; the fastest here
+///                                 of H⁻¹ and G H⁻¹ Gᵀ by row sweeps (bench/RESULTS.md)
 /// External forces fext (optional) are spatial forces on each body, body frame (rnea.hpp).
 /// Status: invalid_input (NaN/Inf, unnormalised quaternion, unbound set, Kokkevis with a
 /// non-contact constraint), singular (redundant or inconsistent constraints, H not SPD).
