@@ -36,6 +36,7 @@ Sensor random_sensor(Rng& r, std::uint32_t seq) {
   for (double& x : m.q) x = r.uniform(-4, 4);
   for (double& x : m.v) x = r.uniform(-20, 20);
   m.contacts = static_cast<std::uint8_t>(r.next());
+  m.request = static_cast<std::uint8_t>(r.next());
   return m;
 }
 Command random_command(Rng& r, std::uint32_t seq) {
@@ -50,7 +51,7 @@ Command random_command(Rng& r, std::uint32_t seq) {
 bool same(const Sensor& a, const Sensor& b) {
   return a.sequence == b.sequence && a.plant_time_ns == b.plant_time_ns &&
          std::memcmp(a.q.data(), b.q.data(), sizeof a.q) == 0 && std::memcmp(a.v.data(), b.v.data(), sizeof a.v) == 0 &&
-         a.contacts == b.contacts;
+         a.contacts == b.contacts && a.request == b.request;
 }
 bool same(const Command& a, const Command& b) {
   return a.sequence == b.sequence && std::memcmp(a.tau.data(), b.tau.data(), sizeof a.tau) == 0 && a.state == b.state &&
@@ -127,8 +128,8 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   }
   EXPECT_EQ(ps.stats().accepted, 200u);
   EXPECT_EQ(ps.stats().rejected() + ps.stats().missed, 0u);
-  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 315u);  // the sizes protocol.hpp states
-  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 131u);
+  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 316u);  // the sizes protocol.hpp states
+  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 135u);
 }
 
 TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {

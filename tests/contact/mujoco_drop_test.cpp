@@ -108,123 +108,15 @@ std::string solo12_urdf() {
 #endif
 }
 
-std::string fmt(double x) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.17g", x);
-  return b;
-}
-
-struct MjContactParams {
-  double radius;     // foot sphere radius (m)
-  double mu;         // friction coefficient
-  double solref[2];  // timeconst (s), dampratio
-  double solimp[3];  // dmin, dmax, width (m)
-};
-
-// Adds to r's robot (from load_mujoco) a plane z = 0 in the world body and a sphere at each
-// foot frame (its placement in the lower-leg body from talus's model.frames), named
-// "<FL|FR|HL|HR>_foot", the only geoms that collide (feet contype 1 / conaffinity 0, floor
-// 0 / 1: foot–floor pairs only). MuJoCo 2.2.2 cannot add a geom to a compiled model, so the
-// model goes through MJCF: mj_saveLastXML (right after load_mujoco: it saves the last loaded
-// model), text insertion, mj_loadXML. The saved MJCF has 6 significant digits, so the masses,
-// inertias and body/joint placements of the first model are copied back (model constants
-// MuJoCo allows to change) and mj_setConst recomputes what depends on them; the test checks
-// the mass matrix against talus's afterwards.
+// The floor and the foot spheres (mujoco_support.hpp: add_floor_and_spheres), then the name
+// maps again (the scene is a new mjModel).
 bool add_floor_and_feet(const M& model, MjRobot& r, const MjContactParams& p, std::string& err) {
-  const char* tmp_env = std::getenv("TMPDIR");
-  std::string dir_template = std::string(tmp_env && *tmp_env ? tmp_env : "/tmp") + "/talus_mjdrop_XXXXXX";
-  std::vector<char> dir_buf(dir_template.begin(), dir_template.end());
-  dir_buf.push_back('\0');
-  if (!mkdtemp(dir_buf.data())) {
-    err = "mkdtemp failed for " + dir_template;
-    return false;
-  }
-  const std::string dir(dir_buf.data()), file = dir + "/scene.xml";
-  auto cleanup = [&] {
-    std::remove(file.c_str());
-    rmdir(dir.c_str());
-  };
-  char error[1024] = "";
-  if (!mj_saveLastXML(file.c_str(), r.m, error, sizeof error)) {
-    err = std::string("mj_saveLastXML: ") + error;
-    cleanup();
-    return false;
-  }
-  std::string xml;
-  {
-    std::ifstream in(file);
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    xml = ss.str();
-  }
-  const std::string contact = " friction=\"" + fmt(p.mu) + " 0 0\" condim=\"3\" solref=\"" + fmt(p.solref[0]) + " " +
-                              fmt(p.solref[1]) + "\" solimp=\"" + fmt(p.solimp[0]) + " " + fmt(p.solimp[1]) + " " +
-                              fmt(p.solimp[2]) + "\"";
-  std::size_t at = xml.find("<worldbody>");
-  if (at == std::string::npos) {
-    err = "no <worldbody> in the saved MJCF";
-    cleanup();
-    return false;
-  }
-  xml.insert(at + std::string("<worldbody>").size(),
-             "\n<geom name=\"floor\" type=\"plane\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\"" + contact + "/>");
+  std::vector<MjSphere> feet;
   for (int k = 0; k < 4; ++k) {
     const auto& F = model.frames[kFeet[k]];
-    const std::string body = model.body_name[F.body];
-    at = xml.find("<body name=\"" + body + "\"");
-    const std::size_t gt = at == std::string::npos ? at : xml.find('>', at);
-    if (gt == std::string::npos) {
-      err = "no body " + body + " in the saved MJCF";
-      cleanup();
-      return false;
-    }
-    xml.insert(gt + 1, "\n<geom name=\"" + std::string(kFootNames[k]) + "_foot\" type=\"sphere\" size=\"" +
-                           fmt(p.radius) + "\" pos=\"" + fmt(F.placement.p.x()) + " " + fmt(F.placement.p.y()) + " " +
-                           fmt(F.placement.p.z()) + "\" contype=\"1\" conaffinity=\"0\"" + contact + "/>");
+    feet.push_back({model.body_name[F.body], std::string(kFootNames[k]) + "_foot", F.placement.p});
   }
-  {
-    std::ofstream out(file);
-    out << xml;
-  }
-  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof error);
-  cleanup();
-  if (!m) {
-    err = std::string("mj_loadXML: ") + error;
-    return false;
-  }
-  if (m->nbody != r.m->nbody || m->njnt != r.m->njnt || m->nv != r.m->nv || m->ngeom != 5) {
-    err = "the scene's tree differs from the robot's";
-    mj_deleteModel(m);
-    return false;
-  }
-  for (int b = 0; b < m->nbody; ++b) {
-    m->body_mass[b] = r.m->body_mass[b];
-    for (int k = 0; k < 3; ++k) {
-      m->body_pos[3 * b + k] = r.m->body_pos[3 * b + k];
-      m->body_ipos[3 * b + k] = r.m->body_ipos[3 * b + k];
-      m->body_inertia[3 * b + k] = r.m->body_inertia[3 * b + k];
-    }
-    for (int k = 0; k < 4; ++k) {
-      m->body_quat[4 * b + k] = r.m->body_quat[4 * b + k];
-      m->body_iquat[4 * b + k] = r.m->body_iquat[4 * b + k];
-    }
-  }
-  for (int j = 0; j < m->njnt; ++j)
-    for (int k = 0; k < 3; ++k) {
-      m->jnt_pos[3 * j + k] = r.m->jnt_pos[3 * j + k];
-      m->jnt_axis[3 * j + k] = r.m->jnt_axis[3 * j + k];
-    }
-  mjData* d = mj_makeData(m);
-  if (!d) {
-    err = "mj_makeData failed";
-    mj_deleteModel(m);
-    return false;
-  }
-  mj_setConst(m, d);
-  r.reset();
-  r.m = m;
-  r.d = d;
-  return bind_names(model, r, err);
+  return add_floor_and_spheres(r, feet, p, err) && bind_names(model, r, err);
 }
 
 // What the comparison reads from each engine at the end (talus order, world frame).

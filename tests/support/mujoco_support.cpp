@@ -555,4 +555,109 @@ void mujoco_pipeline(MjRobot& r, const mjtNum* qpos, const mjtNum* qvel, const m
   }
 }
 
+// Adds to r's robot (from load_mujoco) a plane z = 0 in the world body and the given spheres
+// (e.g. one at each foot frame, its placement in the lower-leg body from talus's model.frames),
+// the only geoms that collide (spheres contype 1 / conaffinity 0, floor 0 / 1: sphere–floor
+// pairs only). MuJoCo 2.2.2 cannot add a geom to a compiled model, so the
+// model goes through MJCF: mj_saveLastXML (right after load_mujoco: it saves the last loaded
+// model), text insertion, mj_loadXML. The saved MJCF has 6 significant digits, so the masses,
+// inertias and body/joint placements of the first model are copied back (model constants
+// MuJoCo allows to change) and mj_setConst recomputes what depends on them; the test checks
+// the mass matrix against talus's afterwards.
+bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p, std::string& err) {
+  const char* tmp_env = std::getenv("TMPDIR");
+  std::string dir_template = std::string(tmp_env && *tmp_env ? tmp_env : "/tmp") + "/talus_mjscene_XXXXXX";
+  std::vector<char> dir_buf(dir_template.begin(), dir_template.end());
+  dir_buf.push_back('\0');
+  if (!mkdtemp(dir_buf.data())) {
+    err = "mkdtemp failed for " + dir_template;
+    return false;
+  }
+  const std::string dir(dir_buf.data()), file = dir + "/scene.xml";
+  auto cleanup = [&] {
+    std::remove(file.c_str());
+    rmdir(dir.c_str());
+  };
+  char error[1024] = "";
+  if (!mj_saveLastXML(file.c_str(), r.m, error, sizeof error)) {
+    err = std::string("mj_saveLastXML: ") + error;
+    cleanup();
+    return false;
+  }
+  std::string xml;
+  {
+    std::ifstream in(file);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    xml = ss.str();
+  }
+  const std::string contact = " friction=\"" + fmt17(p.mu) + " 0 0\" condim=\"3\" solref=\"" + fmt17(p.solref[0]) + " " +
+                              fmt17(p.solref[1]) + "\" solimp=\"" + fmt17(p.solimp[0]) + " " + fmt17(p.solimp[1]) + " " +
+                              fmt17(p.solimp[2]) + "\"";
+  std::size_t at = xml.find("<worldbody>");
+  if (at == std::string::npos) {
+    err = "no <worldbody> in the saved MJCF";
+    cleanup();
+    return false;
+  }
+  xml.insert(at + std::string("<worldbody>").size(),
+             "\n<geom name=\"floor\" type=\"plane\" size=\"0 0 1\" contype=\"0\" conaffinity=\"1\"" + contact + "/>");
+  for (const MjSphere& sp : spheres) {
+    const std::string& body = sp.body;
+    at = xml.find("<body name=\"" + body + "\"");
+    const std::size_t gt = at == std::string::npos ? at : xml.find('>', at);
+    if (gt == std::string::npos) {
+      err = "no body " + body + " in the saved MJCF";
+      cleanup();
+      return false;
+    }
+    xml.insert(gt + 1, "\n<geom name=\"" + sp.name + "\" type=\"sphere\" size=\"" + fmt17(p.radius) + "\" pos=\"" +
+                           fmt17(sp.pos.x()) + " " + fmt17(sp.pos.y()) + " " + fmt17(sp.pos.z()) +
+                           "\" contype=\"1\" conaffinity=\"0\"" + contact + "/>");
+  }
+  {
+    std::ofstream out(file);
+    out << xml;
+  }
+  mjModel* m = mj_loadXML(file.c_str(), nullptr, error, sizeof error);
+  cleanup();
+  if (!m) {
+    err = std::string("mj_loadXML: ") + error;
+    return false;
+  }
+  if (m->nbody != r.m->nbody || m->njnt != r.m->njnt || m->nv != r.m->nv || m->ngeom != static_cast<int>(spheres.size()) + 1) {
+    err = "the scene's tree differs from the robot's";
+    mj_deleteModel(m);
+    return false;
+  }
+  for (int b = 0; b < m->nbody; ++b) {
+    m->body_mass[b] = r.m->body_mass[b];
+    for (int k = 0; k < 3; ++k) {
+      m->body_pos[3 * b + k] = r.m->body_pos[3 * b + k];
+      m->body_ipos[3 * b + k] = r.m->body_ipos[3 * b + k];
+      m->body_inertia[3 * b + k] = r.m->body_inertia[3 * b + k];
+    }
+    for (int k = 0; k < 4; ++k) {
+      m->body_quat[4 * b + k] = r.m->body_quat[4 * b + k];
+      m->body_iquat[4 * b + k] = r.m->body_iquat[4 * b + k];
+    }
+  }
+  for (int j = 0; j < m->njnt; ++j)
+    for (int k = 0; k < 3; ++k) {
+      m->jnt_pos[3 * j + k] = r.m->jnt_pos[3 * j + k];
+      m->jnt_axis[3 * j + k] = r.m->jnt_axis[3 * j + k];
+    }
+  mjData* d = mj_makeData(m);
+  if (!d) {
+    err = "mj_makeData failed";
+    mj_deleteModel(m);
+    return false;
+  }
+  mj_setConst(m, d);
+  r.reset();
+  r.m = m;
+  r.d = d;
+  return true;
+}
+
 }  // namespace talus_test

@@ -67,6 +67,26 @@ bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, b
 bool load_mujoco(const std::string& urdf_path, bool floating_base, bool balance_inertia, MjRobot& out,
                  std::string& err);
 
+/// Contact parameters of the geoms add_floor_and_spheres adds (MuJoCo's geom attributes).
+struct MjContactParams {
+  double radius;     ///< sphere radius (m)
+  double mu;         ///< friction coefficient (sliding)
+  double solref[2];  ///< timeconst (s), dampratio
+  double solimp[3];  ///< dmin, dmax, width (m)
+};
+
+/// A sphere to add on a body: its body (mj body name), geom name and centre (body frame, m).
+struct MjSphere {
+  std::string body;
+  std::string name;
+  Eigen::Vector3d pos;
+};
+
+/// Adds to r's robot (from load_mujoco) a plane z = 0 in the world body and the spheres, the
+/// only geoms that collide (spheres contype 1 / conaffinity 0, floor 0 / 1: sphere–floor pairs
+/// only); r.m / r.d become the new scene (call bind_names again). Details in the .cpp.
+bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p, std::string& err);
+
 /// The plain dynamics pieces of mj_forward, without passive (damping, springs) or constraint
 /// forces: mj_kinematics, mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne(flg_acc = 0).
 /// Copies qpos/qvel (nq/nv) into r.d (they may point into r.d). Outputs (any may be null),

@@ -12,7 +12,7 @@
 ///   payload         fixed length per type (a frame of another length: bad_length)
 ///   CRC-32    u32   over version .. payload (crc32.hpp says why 32 bits)
 /// All integers and doubles little-endian (IEEE 754 binary64), whatever the host's order.
-/// Sizes for solo12 (nq 19, nv 18, 12 joints): sensor 315 bytes, command 131 bytes before COBS
+/// Sizes for solo12 (nq 19, nv 18, 12 joints): sensor 316 bytes, command 135 bytes before COBS
 /// (+2 for COBS, +1 delimiter). At 1 kHz with 10-bit UART characters that is 3.2 Mbit/s from the
 /// plant and 1.3 Mbit/s back: a real board needs a fast UART (≥ 4 Mbaud), SPI or Ethernet for
 /// 1 kHz; the emulated board's UART over TCP has no rate.
@@ -67,31 +67,41 @@ struct Reader {
 
 // ---- messages ----------------------------------------------------------------------------
 
-/// Plant → firmware, once per period: the plant's state after its last step.
-/// q: base position (m, world), base orientation quaternion (w, x, y, z), joint angles (rad);
-/// v: base linear velocity (m/s, world), base angular velocity (rad/s, base frame), joint
-/// velocities (rad/s) — talus's free-flyer convention. contacts: bit k set if foot k touches.
+/// Bits of SensorMessage::request: what the operator (the harness's scenario) asks.
+enum Request : std::uint8_t {
+  request_lift_foot0 = 1u << 0,  ///< bits 0..3: lift foot k (one at a time; the lowest set bit counts)
+  request_end = 1u << 7,         ///< last frame of the run: answer it, then stop
+};
+
+/// Plant → firmware, once per period: the plant's state after its last step, in talus's
+/// conventions (joints.hpp): q = [base position (m, world); base quaternion (w, x, y, z);
+/// joint angles (rad)], v = [base angular velocity ω (rad/s) and base origin velocity (m/s),
+/// both in the BASE frame; joint velocities (rad/s)]. contacts: bit k set if foot k touches
+/// the ground. request: Request bits.
 template <int NQ, int NV>
 struct SensorMessage {
   static constexpr MessageType type = MessageType::sensor;
-  static constexpr std::size_t payload_size = 8 + 8 * NQ + 8 * NV + 1;
+  static constexpr std::size_t payload_size = 8 + 8 * NQ + 8 * NV + 2;
   std::uint32_t sequence = 0;
   std::uint64_t plant_time_ns = 0;
   std::array<double, NQ> q{};
   std::array<double, NV> v{};
   std::uint8_t contacts = 0;
+  std::uint8_t request = 0;
 
   void write(Writer& w) const {
     w.u64(plant_time_ns);
     for (double x : q) w.f64(x);
     for (double x : v) w.f64(x);
     w.u8(contacts);
+    w.u8(request);
   }
   void read(Reader& r) {
     plant_time_ns = r.u64();
     for (double& x : q) x = r.f64();
     for (double& x : v) x = r.f64();
     contacts = r.u8();
+    request = r.u8();
   }
 };
 
@@ -101,13 +111,15 @@ enum Fault : int {
   fault_rx_missed,      ///< sensor sequence numbers never received (gaps)
   fault_watchdog,       ///< periods without a sensor frame in time
   fault_sensor_invalid, ///< sensor frames with NaN or out-of-range values
-  fault_talus,          ///< talus calls that returned a non-ok Status
+  fault_talus,          ///< steps where a talus call returned a non-ok Status (damping commanded)
+  fault_cone_fallback,  ///< steps where the friction-cone solver hit its iteration cap (projected forces)
   fault_count
 };
 
 /// Firmware → plant, once per period: the joint torques (N·m, joint order of the model) that
 /// answer the sensor frame `sequence`, the controller's state, the instruction count of the
-/// control step that produced them (DWT cycle counter on Cortex-M; 0 where not measured).
+/// control step that produced them (QEMU -icount instructions or DWT cycles on Cortex-M; 0 where
+/// not measured).
 template <int NJ>
 struct CommandMessage {
   static constexpr MessageType type = MessageType::command;

@@ -1,0 +1,466 @@
+#pragma once
+/// \file balance_controller.hpp
+/// A quadruped balance controller written on talus: whole-body inverse dynamics with the
+/// contact forces distributed inside friction cones. Header-only, no heap, no exceptions,
+/// a bounded amount of work per step; the firmware (hil/firmware) runs it once per sensor frame.
+///
+/// **Inputs** (talus conventions, model.hpp / joints.hpp): q = [base position (m, world);
+/// base quaternion (w, x, y, z); joint angles (rad)], v = [ω (rad/s), v (m/s) of the base in
+/// the BASE frame; joint velocities (rad/s)]. World z is up, gravity −9.81 m/s² along z. Feet
+/// are point contacts at the foot frames' origins (the plant's foot spheres are centred there).
+///
+/// **One step** (balance), every quantity from talus on the measured state:
+///   1. centroidal_momentum: CoM c (m, world), its velocity ċ, angular momentum k_G.
+///   2. foot positions (frame_placement), compute_constraint_gamma on the ConstraintSet of the
+///      feet (one 3-row contact per foot, rows z, x, y in world axes, switched per foot with
+///      set_active): G (m × nv) and γ = −Ġ q̇ of the feet in contact.
+///   3. a PD on the CoM (x, y: towards the centroid of the feet in contact; z: the base height
+///      target) and on the base orientation (towards the yaw it started with, level) gives
+///      the base acceleration a_b = [ω̇; v̇] (base frame, talus's tangent space):
+///          p̈_des = Kp (c_des − c) − Kd ċ   (world; z uses the base height and velocity)
+///          ω̇_des = Kp_R log(Rᵀ R_des) − Kd_R ω                          (base frame)
+///   4. joint accelerations: a stance leg's so that its foot stays put, G q̈ = γ solved leg by
+///      leg (each foot's 3 × 3 block of G on its own leg's joints); a swing leg's by a joint PD
+///      to its swing posture (which is where the joint damping acts).
+///   5. rnea(q, v, q̈_des) = H q̈_des + C: its 6 base rows are the wrench τ_b (base frame, about
+///      the base origin: gravity, Coriolis and the requested acceleration) that the contacts
+///      must supply, its joint rows the joint torques without contacts.
+///   6. contact forces λ (N, world, on the robot) with G_bᵀ λ = τ_b, each foot's λ inside its
+///      friction cone ‖λ_t‖ ≤ μ λ_z, from the cone problem (talus/contact, cone_solvers.hpp)
+///          W = G_b Q G_bᵀ + ε I,  b = −G_b Q τ_b      (Q weighs the torque rows by 1/L²),
+///      i.e. least squares on the wrench with a small (ε) penalty on the forces. Its sticking
+///      solution W λ = −b (one Cholesky) is the regularised least-squares distribution; when
+///      it is inside every cone it is the answer. Otherwise solve_cone_admm returns the
+///      cone-feasible (sliding) answer, warm-started from the previous step's forces.
+///   7. τ = (H q̈_des + C)_joints − G_jᵀ λ, clamped to ±torque_limit.
+/// With every foot sticking and no torque clamped, talus's own constrained forward dynamics
+/// of (q, v, τ) gives back q̈_des and λ (hil/tests/controller_test.cpp checks that).
+///
+/// **States** (ControllerState): init until the first valid sensor frame; stand_up (the base
+/// height target ramps from where it started to config.height in config.stand_up_time);
+/// balance; three_feet (a foot is lifted on request: the CoM target moves to the centroid of
+/// the other three, then the foot's contact is switched off and its leg follows the swing
+/// posture; when the request ends the foot is lowered (a Cartesian PD through the leg's
+/// point_jacobian towards where it lifted from, 1 cm below the ground) until the plant reports
+/// it touching, its contact is re-anchored where it landed and switched on, and the CoM target
+/// moves back);
+/// safe_damping (latched: τ = −damping_safe · q̇_joints, entered by enter_safe(), e.g. the
+/// firmware's link watchdog, or after too many invalid sensor frames or talus failures in a
+/// row); fault (one step whose talus call did not return ok: the damping command for that
+/// step, counted).
+///
+/// **Bad input.** A sensor frame with a non-finite value, a joint angle beyond ±joint_limit, a
+/// velocity beyond the limits below or a quaternion off unit by more than 1e-3 is refused:
+/// that step commands damping (its finite joint velocities only) and counts sensor_invalid;
+/// max_invalid_in_row such steps in a row latch safe_damping.
+#include <talus/algorithms/centroidal.hpp>
+#include <talus/algorithms/jacobians.hpp>
+#include <talus/algorithms/kinematics.hpp>
+#include <talus/algorithms/rnea.hpp>
+#include <talus/constraints/constraint_quantities.hpp>
+#include <talus/constraints/constraint_set.hpp>
+#include <talus/contact/cone_solvers.hpp>
+#include <talus/math/quaternion.hpp>
+
+#include <cmath>
+#include <cstdint>
+
+#include <Eigen/Cholesky>
+
+namespace talus::hil {
+
+enum class ControllerState : std::uint8_t { init = 0, stand_up = 1, balance = 2, three_feet = 3, safe_damping = 4, fault = 5 };
+
+constexpr const char* to_string(ControllerState s) {
+  switch (s) {
+    case ControllerState::init: return "init";
+    case ControllerState::stand_up: return "stand_up";
+    case ControllerState::balance: return "balance";
+    case ControllerState::three_feet: return "three_feet";
+    case ControllerState::safe_damping: return "safe_damping";
+    case ControllerState::fault: return "fault";
+  }
+  return "unknown";
+}
+
+/// Gains and limits (SI units). Accelerations gains: they act through the whole-body inertia,
+/// so they do not depend on the robot's mass.
+template <class S>
+struct ControllerConfig {
+  S height = S(0.24);          ///< base height target when standing (m)
+  S stand_up_time = S(1.0);    ///< duration of the stand-up ramp (s)
+  S kp_xy = S(150), kd_xy = S(25);  ///< CoM horizontal PD (1/s², 1/s)
+  S kp_z = S(300), kd_z = S(35);    ///< base height PD
+  S kp_rot = S(250), kd_rot = S(30);///< base orientation PD
+  S kp_swing = S(400), kd_swing = S(40);  ///< swing-leg joint PD (its kd is the swing leg's damping)
+  S mu = S(0.6);               ///< friction coefficient the distribution respects (below the floor's)
+  S torque_limit = S(2.7);     ///< |τ| per joint (N·m): Solo-12's actuator, 0.025 N·m/A × 9 × 12 A
+  S damping_safe = S(0.15);    ///< safe mode and invalid frames: τ = −damping_safe q̇ (N·m·s/rad)
+  S shift_time = S(0.5);       ///< CoM shift before a foot lifts / after it lands (s)
+  S lift_time = S(0.3);        ///< swing posture blend time (s)
+  S weight_length = S(0.2);    ///< L: torque rows of the wrench weighed by 1/L² (m)
+  S regularization = S(1e-7);  ///< ε relative to the largest diagonal entry of G_b Q G_bᵀ (sticking solve)
+  S cone_regularization = S(1e-3);  ///< ε of the friction-cone solve (when the sticking answer leaves a cone)
+  S joint_limit = S(10);       ///< |q_joint| (rad) accepted from the sensor (the URDF's limits)
+  S max_joint_velocity = S(100), max_base_velocity = S(20), max_base_rate = S(50);  ///< sensor limits
+  S max_position = S(100);     ///< |base position| (m) accepted
+  int max_invalid_in_row = 20; ///< invalid frames (or talus failures) in a row before safe mode
+  int solver_iterations = 200;     ///< cone solver cap per step (when the sticking answer leaves a cone)
+  S solver_tolerance = S(1e-5);   ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
+};
+
+template <class ModelT, int NumFeet = 4>
+class BalanceController {
+ public:
+  using S = typename ModelT::Scalar;
+  static constexpr int nq = ModelT::nq, nv = ModelT::nv, nj = ModelT::nv - 6;
+  static constexpr int max_rows = 3 * NumFeet;
+  static_assert(nj == 3 * NumFeet, "talus::hil::BalanceController: three joints per leg, legs in foot order");
+  using Config = Eigen::Matrix<S, nq, 1>;
+  using Tangent = Eigen::Matrix<S, nv, 1>;
+  using Joints = Eigen::Matrix<S, nj, 1>;
+  using Set = ConstraintSet<ModelT, max_rows>;
+  using ConeWs = ConeSolverWorkspace<S, NumFeet>;
+
+  /// What a step produced (diagnostics for the log and the tests; tau is the command).
+  struct Output {
+    Joints tau = Joints::Zero();             ///< joint torques (N·m), model joint order
+    ControllerState state = ControllerState::init;
+    Status status = Status::ok;               ///< the first talus call that failed this step
+    Tangent qdd_des = Tangent::Zero();        ///< q̈ asked for (balance steps)
+    Eigen::Matrix<S, 6, 1> wrench = Eigen::Matrix<S, 6, 1>::Zero();  ///< τ_b asked of the contacts
+    Eigen::Matrix<S, max_rows, 1> lambda = Eigen::Matrix<S, max_rows, 1>::Zero();  ///< per foot (z, x, y), zero if inactive
+    int solver_iterations = 0;
+    bool cone_fallback = false;               ///< the cone solver hit its cap: projected forces used
+    int clamped = 0;                          ///< joints at the torque limit
+  };
+
+  /// Binds the model and the feet (frame ids, leg k = joints 3k..3k+2) and the stance and
+  /// swing postures (joint angles). invalid_input if a foot frame is unknown.
+  Status init(const ModelT& model, const int (&foot_frames)[NumFeet], const Joints& stance, const Joints& swing,
+              const ControllerConfig<S>& config = {}) {
+    model_ = &model;
+    cfg_ = config;
+    stance_ = stance;
+    swing_ = swing;
+    for (int k = 0; k < NumFeet; ++k) {
+      foot_frame_[k] = foot_frames[k];
+      const Vector3<S> n[3] = {Vector3<S>::UnitZ(), Vector3<S>::UnitX(), Vector3<S>::UnitY()};
+      if (foot_frames[k] < 0 || foot_frames[k] >= ModelT::nframes) return Status::invalid_input;
+      const Frame<S>& F = model.frames[foot_frames[k]];
+      if (Status s = cs_.add_contact(F.body, F.placement.p, n, 3); s != Status::ok) return s;
+    }
+    if (Status s = cs_.bind(model); s != Status::ok) return s;
+    state_ = ControllerState::init;
+    return Status::ok;
+  }
+
+  /// Latches safe_damping (the firmware's watchdog calls it).
+  void enter_safe() { safe_ = true; }
+  bool safe() const { return safe_; }
+  ControllerState state() const { return state_; }
+  const Set& constraints() const { return cs_; }
+
+  /// One control step at time t (s) on the measured (q, v); lift_request: bit k asks foot k
+  /// to lift (one foot at a time; the lowest set bit counts). touching: bit k if the plant's
+  /// foot k touches the ground (used only to know when a lowered foot has landed).
+  Output step(S t, const Config& q_in, const Tangent& v_in, unsigned lift_request, unsigned touching) {
+    Output out;
+    Config q = q_in;
+    if (!sensor_valid(q, v_in)) {
+      ++sensor_invalid;
+      if (++bad_in_row_ >= cfg_.max_invalid_in_row) safe_ = true;
+      return damping(out, v_in, safe_ ? ControllerState::safe_damping : state_);
+    }
+    if (safe_) return damping(out, v_in, ControllerState::safe_damping);
+    Status s = balance(t, q, v_in, lift_request, touching, out);
+    if (s != Status::ok) {
+      ++talus_failures;
+      if (++bad_in_row_ >= cfg_.max_invalid_in_row) safe_ = true;
+      out.status = s;
+      return damping(out, v_in, safe_ ? ControllerState::safe_damping : ControllerState::fault);
+    }
+    bad_in_row_ = 0;
+    return out;
+  }
+
+  std::uint32_t sensor_invalid = 0;  ///< refused sensor frames
+  std::uint32_t talus_failures = 0;  ///< steps with a non-ok talus Status (damping commanded)
+  std::uint32_t cone_fallbacks = 0;  ///< steps whose cone solve hit its cap (projected forces commanded)
+
+ private:
+  static bool finite(S x) { return std::isfinite(x); }
+
+  bool sensor_valid(Config& q, const Tangent& v) const {
+    using std::abs;
+    for (int i = 0; i < nq; ++i)
+      if (!finite(q[i])) return false;
+    for (int i = 0; i < nv; ++i)
+      if (!finite(v[i])) return false;
+    for (int i = 0; i < 3; ++i)
+      if (abs(q[i]) > cfg_.max_position) return false;
+    for (int i = 0; i < nj; ++i)
+      if (abs(q[7 + i]) > cfg_.joint_limit || abs(v[6 + i]) > cfg_.max_joint_velocity) return false;
+    if (v.template head<3>().norm() > cfg_.max_base_rate || v.template segment<3>(3).norm() > cfg_.max_base_velocity)
+      return false;
+    const S n = q.template segment<4>(3).norm();
+    if (abs(n - S(1)) > S(1e-3)) return false;
+    q.template segment<4>(3) /= n;  // within 1e-3 of unit: renormalised (sensor rounding)
+    return true;
+  }
+
+  Output& damping(Output& out, const Tangent& v, ControllerState st) {
+    for (int i = 0; i < nj; ++i) {
+      const S w = v[6 + i];
+      out.tau[i] = finite(w) ? -cfg_.damping_safe * w : S(0);
+      if (!(std::abs(out.tau[i]) <= cfg_.torque_limit)) out.tau[i] = std::isfinite(out.tau[i]) ? std::copysign(cfg_.torque_limit, out.tau[i]) : S(0);
+    }
+    out.state = st;
+    if (st == ControllerState::safe_damping) state_ = st;
+    return out;
+  }
+
+  static S smooth(S x) {  // 0 → 1 with zero slope at both ends
+    x = x < S(0) ? S(0) : (x > S(1) ? S(1) : x);
+    return x * x * (S(3) - S(2) * x);
+  }
+
+  /// Phases of the three-feet manoeuvre.
+  enum class Lift : std::uint8_t { none, shift, lift, hold, lower, unshift };
+
+  Status balance(S t, const Config& q, const Tangent& v, unsigned lift_request, unsigned touching, Output& out) {
+    const ModelT& model = *model_;
+    // 1. CoM and centroidal momentum; placements (data.oMi) for the feet.
+    Force<S> hg;
+    if (Status s = centroidal_momentum(model, data_, q, v, hg); s != Status::ok) return s;
+    const Vector3<S> c = data_.com, dc = data_.vcom;
+    Vector3<S> foot[NumFeet];
+    for (int k = 0; k < NumFeet; ++k) {
+      Transform<S> oMf;
+      if (Status s = frame_placement(model, data_, foot_frame_[k], oMf); s != Status::ok) return s;
+      foot[k] = oMf.p;
+    }
+    const Eigen::Matrix<S, 4, 1> quat = q.template segment<4>(3);
+    const Matrix3<S> R = quaternion_to_rotation<S>(quat[0], quat[1], quat[2], quat[3]);
+
+    if (state_ == ControllerState::init || start_time_ < S(0)) {  // first valid frame
+      start_time_ = t;
+      z_start_ = q[2];
+      using std::atan2;
+      const S yaw = atan2(S(2) * (quat[0] * quat[3] + quat[1] * quat[2]), S(1) - S(2) * (quat[2] * quat[2] + quat[3] * quat[3]));
+      q_des_ << std::cos(yaw / 2), S(0), S(0), std::sin(yaw / 2);
+      for (int k = 0; k < NumFeet; ++k) (void)cs_.set_active(k, true);
+      if (Status s = anchor_contacts(model, data_, cs_, q); s != Status::ok) return s;
+      state_ = ControllerState::stand_up;
+      lambda_prev_.setZero(0);
+    }
+    if (state_ == ControllerState::stand_up && t - start_time_ >= cfg_.stand_up_time) state_ = ControllerState::balance;
+
+    // Three feet: the phase machine (lowest requested foot; one at a time).
+    update_lift(t, lift_request, touching, q, foot);
+
+    // 2. G and γ of the feet in contact.
+    if (Status s = compute_constraint_gamma(model, data_, cs_, q, v); s != Status::ok) return s;
+    const int m = cs_.active_rows();
+
+    // 3. Targets and the base acceleration.
+    Vector3<S> support = Vector3<S>::Zero();
+    int n_support = 0;
+    for (int k = 0; k < NumFeet; ++k)
+      if (k != lift_foot_ || lift_ == Lift::none) support += foot[k], ++n_support;
+    support /= S(n_support);
+    Vector3<S> all = Vector3<S>::Zero();
+    for (int k = 0; k < NumFeet; ++k) all += foot[k];
+    all /= S(NumFeet);
+    Vector3<S> target = all + shift_blend_ * (support - all);
+    const S z_des = state_ == ControllerState::stand_up
+                        ? z_start_ + smooth((t - start_time_) / cfg_.stand_up_time) * (cfg_.height - z_start_)
+                        : cfg_.height;
+    const Vector3<S> v_world = R * v.template segment<3>(3);
+    const Vector3<S> w = v.template head<3>();
+    Vector3<S> acc;
+    acc.x() = cfg_.kp_xy * (target.x() - c.x()) - cfg_.kd_xy * dc.x();
+    acc.y() = cfg_.kp_xy * (target.y() - c.y()) - cfg_.kd_xy * dc.y();
+    acc.z() = cfg_.kp_z * (z_des - q[2]) - cfg_.kd_z * v_world.z();
+    // The feet can only push as much sideways as friction allows: keep the requested
+    // horizontal acceleration inside the cone of the total force (μ margin 0.8), so that the
+    // distribution usually has a sticking answer.
+    const S a_max = S(0.8) * cfg_.mu * (S(9.81) + (acc.z() > S(-9.81) ? acc.z() : S(-9.81)));
+    const S a_xy = std::sqrt(acc.x() * acc.x() + acc.y() * acc.y());
+    if (a_xy > a_max) acc.x() *= a_max / a_xy, acc.y() *= a_max / a_xy;
+    Eigen::Matrix<S, 4, 1> qc = quat;
+    qc.template tail<3>() = -qc.template tail<3>();
+    const Vector3<S> e_rot = quaternion_log<S>(quaternion_multiply<S>(qc, q_des_));  // base frame
+    Tangent& qdd = out.qdd_des;
+    qdd.template head<3>() = cfg_.kp_rot * e_rot - cfg_.kd_rot * w;
+    qdd.template segment<3>(3) = R.transpose() * acc - w.cross(v.template segment<3>(3));
+
+    // 4. Joint accelerations: stance legs keep their feet still, swing legs follow the PD.
+    for (int k = 0; k < NumFeet; ++k) {
+      const int r = cs_.row_offset(k), j = 6 + 3 * k;
+      if (r < 0 && lift_ == Lift::lower) {
+        // Lowering: the foot back to where it lifted from, 1 cm below the ground so that it
+        // lands whatever the legs' posture, by a Cartesian PD through its leg's Jacobian.
+        const Frame<S>& F = model.frames[foot_frame_[k]];
+        if (Status s = point_jacobian(model, data_, q, F.body, F.placement.p, ReferenceFrame::local_world_aligned, Jf_);
+            s != Status::ok)
+          return s;
+        const Vector3<S> p_land = lift_from_ - Vector3<S>(S(0), S(0), S(0.01));
+        const Vector3<S> af = cfg_.kp_swing * (p_land - foot[k]) - cfg_.kd_swing * (Jf_ * v) -
+                              Jf_.template leftCols<6>() * qdd.template head<6>();
+        Matrix3<S> Ji;
+        bool invertible = false;
+        S det = S(0);
+        Jf_.template block<3, 3>(0, j).computeInverseAndDetWithCheck(Ji, det, invertible, S(1e-9));
+        if (!invertible) return Status::singular;
+        qdd.template segment<3>(j) = Ji * af;
+        continue;
+      }
+      if (r < 0) {  // lifting or lifted: a joint PD to the swing posture
+        const Vector3<S> qs = stance_.template segment<3>(3 * k) + swing_blend_ * (swing_ - stance_).template segment<3>(3 * k);
+        qdd.template segment<3>(j) = cfg_.kp_swing * (qs - q.template segment<3>(7 + 3 * k)) - cfg_.kd_swing * v.template segment<3>(j);
+        continue;
+      }
+      const Matrix3<S> Gl = cs_.G.template block<3, 3>(r, j);
+      const Vector3<S> rhs = cs_.gamma.template segment<3>(r) - cs_.G.template block<3, 6>(r, 0) * qdd.template head<6>();
+      Matrix3<S> Gi;
+      bool invertible = false;
+      S det = S(0);
+      Gl.computeInverseAndDetWithCheck(Gi, det, invertible, S(1e-9));
+      if (!invertible) return Status::singular;  // a stretched or folded leg
+      qdd.template segment<3>(j) = Gi * rhs;
+    }
+
+    // 5. Inverse dynamics.
+    Tangent tau_full;
+    if (Status s = rnea(model, data_, q, v, qdd, tau_full); s != Status::ok) return s;
+    out.wrench = tau_full.template head<6>();
+
+    // 6. Distribution inside the friction cones.
+    const auto Gb = cs_.G.leftCols(6);
+    Eigen::Matrix<S, 6, 1> weight;
+    const S wl = S(1) / (cfg_.weight_length * cfg_.weight_length);
+    weight << wl, wl, wl, S(1), S(1), S(1);
+    W_.noalias() = Gb * weight.asDiagonal() * Gb.transpose();
+    b_.noalias() = -(Gb * weight.asDiagonal() * out.wrench);
+    const S eps = cfg_.regularization * W_.diagonal().maxCoeff();
+    W_.diagonal().array() += eps;
+    mu_.setConstant(m / 3, cfg_.mu);
+    // The sticking answer W λ = −b first: when it is inside every cone it is the cone
+    // problem's solution (all cone multipliers zero), exact, and costs one Cholesky.
+    llt_.compute(W_);
+    if (llt_.info() != Eigen::Success) return Status::singular;
+    lambda_ = llt_.solve(-b_);
+    bool inside = true;
+    for (int i = 0; i < m / 3; ++i)
+      inside = inside && lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2] <=
+                             cfg_.mu * cfg_.mu * lambda_[3 * i] * lambda_[3 * i] && lambda_[3 * i] >= S(0);
+    if (!inside) {  // a foot would slide or pull: the friction-cone solver, warm-started
+      // With ε ≈ 1e-9 the 3nc − 6 internal-force directions of W are nearly free and ADMM
+      // crawls along them; a larger ε (1e-3) makes W well conditioned, at a 1e-3 relative
+      // bias on the wrench, which a balance controller does not feel.
+      W_.diagonal().array() += cfg_.cone_regularization * W_.diagonal().maxCoeff() - eps;
+      ConeSolverOptions<S> opt;
+      opt.max_iterations = cfg_.solver_iterations;
+      opt.relative_tolerance = cfg_.solver_tolerance;
+      opt.warm_start = lambda_prev_.size() == m;
+      if (opt.warm_start) lambda_ = lambda_prev_;
+      ConeSolverReport<S> report;
+      const Status s = solve_cone_admm(W_, b_, mu_, lambda_, cone_ws_, opt, report);
+      out.solver_iterations = report.iterations;
+      if (s == Status::not_converged) {
+        // Iteration cap: the defined answer is the sticking forces projected onto the cones
+        // (normal ≥ 0, tangential scaled to μ f_n): feasible, not optimal. Counted.
+        ++cone_fallbacks;
+        out.cone_fallback = true;
+        lambda_ = llt_.solve(-b_);
+        for (int i = 0; i < m / 3; ++i) {
+          const S fn = lambda_[3 * i] > S(0) ? lambda_[3 * i] : S(0);
+          const S ft = std::sqrt(lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2]);
+          const S scale = ft > cfg_.mu * fn ? cfg_.mu * fn / ft : S(1);
+          lambda_[3 * i] = fn, lambda_[3 * i + 1] *= scale, lambda_[3 * i + 2] *= scale;
+        }
+      } else if (s != Status::ok) {
+        lambda_prev_.setZero(0);
+        return s;
+      }
+    }
+    lambda_prev_ = lambda_;
+
+    // 7. Joint torques.
+    out.tau = tau_full.template tail<nj>() - cs_.G.rightCols(nj).transpose() * lambda_;
+    for (int i = 0; i < nj; ++i)
+      if (std::abs(out.tau[i]) > cfg_.torque_limit) out.tau[i] = std::copysign(cfg_.torque_limit, out.tau[i]), ++out.clamped;
+    for (int k = 0; k < NumFeet; ++k)
+      if (const int r = cs_.row_offset(k); r >= 0) out.lambda.template segment<3>(3 * k) = lambda_.template segment<3>(r);
+    out.state = state_;
+    return Status::ok;
+  }
+
+  void update_lift(S t, unsigned request, unsigned touching, const Config& q, const Vector3<S>* foot) {
+    if (state_ == ControllerState::stand_up) return;
+    int want = -1;
+    for (int k = 0; k < NumFeet; ++k)
+      if (request & (1u << k)) { want = k; break; }
+    const S dt = t - phase_start_;
+    switch (lift_) {
+      case Lift::none:
+        if (want >= 0) lift_foot_ = want, lift_ = Lift::shift, phase_start_ = t, state_ = ControllerState::three_feet;
+        break;
+      case Lift::shift:
+        shift_blend_ = smooth(dt / cfg_.shift_time);
+        if (dt >= cfg_.shift_time) {
+          (void)cs_.set_active(lift_foot_, false);
+          lift_from_ = foot[lift_foot_];
+          lift_ = Lift::lift, phase_start_ = t;
+        }
+        break;
+      case Lift::lift:
+        swing_blend_ = smooth(dt / cfg_.lift_time);
+        if (dt >= cfg_.lift_time) lift_ = Lift::hold, phase_start_ = t;
+        break;
+      case Lift::hold:
+        if (want != lift_foot_) lift_ = Lift::lower, phase_start_ = t;
+        break;
+      case Lift::lower:
+        if (touching & (1u << lift_foot_)) {
+          (void)anchor_contacts(*model_, data_, cs_, q, lift_foot_);  // re-anchor where it landed
+          (void)cs_.set_active(lift_foot_, true);
+          swing_blend_ = S(0);
+          lift_ = Lift::unshift, phase_start_ = t;
+        }
+        break;
+      case Lift::unshift:
+        shift_blend_ = S(1) - smooth(dt / cfg_.shift_time);
+        if (dt >= cfg_.shift_time) {
+          shift_blend_ = S(0);
+          lift_ = Lift::none, lift_foot_ = -1, state_ = ControllerState::balance;
+        }
+        break;
+    }
+  }
+
+  const ModelT* model_ = nullptr;
+  Data<ModelT> data_;
+  Set cs_;
+  ConeWs cone_ws_;
+  ControllerConfig<S> cfg_;
+  Joints stance_ = Joints::Zero(), swing_ = Joints::Zero();
+  int foot_frame_[NumFeet] = {};
+  ControllerState state_ = ControllerState::init;
+  bool safe_ = false;
+  int bad_in_row_ = 0;
+  S start_time_ = S(-1), z_start_ = S(0);
+  Eigen::Matrix<S, 4, 1> q_des_ = Eigen::Matrix<S, 4, 1>(S(1), S(0), S(0), S(0));
+  Lift lift_ = Lift::none;
+  int lift_foot_ = -1;
+  S phase_start_ = S(0), shift_blend_ = S(0), swing_blend_ = S(0);
+  Vector3<S> lift_from_ = Vector3<S>::Zero();           ///< where the lifted foot was (world)
+  Eigen::Matrix<S, 3, nv> Jf_ = Eigen::Matrix<S, 3, nv>::Zero();  ///< the lowered foot's Jacobian
+  typename ConeWs::Matrix W_;
+  Eigen::LLT<typename ConeWs::Matrix> llt_;
+  typename ConeWs::Vector b_, lambda_, lambda_prev_;
+  Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NumFeet, 1> mu_;
+};
+
+}  // namespace talus::hil

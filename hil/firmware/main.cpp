@@ -1,0 +1,49 @@
+// The HIL firmware: the solo12 balance controller (balance_controller.hpp) in the link loop
+// (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
+// code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
+// process with pipes), logs go to stderr.
+#include <hil/firmware.hpp>
+#include <talus/models/solo12.hpp>
+#include <talus/rt/port.hpp>
+#if defined(HIL_POSIX)
+#include <talus/port/posix.hpp>
+#endif
+
+#ifndef HIL_INSTRUCTIONS_PER_TICK
+#define HIL_INSTRUCTIONS_PER_TICK 0
+#endif
+
+namespace {
+using Model = talus::models::solo12::Model<double>;
+using Controller = talus::hil::BalanceController<Model>;
+const Model model = talus::models::solo12::make_model<double>();
+Controller controller;
+
+void log(const char* s) {
+  std::size_t n = 0;
+  while (s[n] != 0) ++n;
+  talus::port::log_write(s, n);
+}
+}  // namespace
+
+int main() {
+#if defined(HIL_POSIX)
+  talus::port::init();
+  talus::port::posix::set_link_fds(0, 1);
+#endif
+  const int feet[4] = {model.frame_id("FL_FOOT"), model.frame_id("FR_FOOT"), model.frame_id("HL_FOOT"),
+                       model.frame_id("HR_FOOT")};
+  Controller::Joints stance, swing;
+  // Solo-12's "standing" posture (solo.srdf) per leg FL, FR, HL, HR: HAA, HFE, KFE; the swing
+  // posture folds the lifted leg (about 5 cm of foot clearance).
+  stance << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
+  swing << 0.1, 1.2, -2.4, -0.1, 1.2, -2.4, 0.1, -1.2, 2.4, -0.1, -1.2, 2.4;
+  if (controller.init(model, feet, stance, swing) != talus::Status::ok) {
+    log("hil firmware: controller init failed\n");
+    talus::port::exit(2);
+  }
+  log("hil firmware: solo12 balance controller ready\n");
+  talus::hil::FirmwareConfig cfg;
+  cfg.instructions_per_tick = HIL_INSTRUCTIONS_PER_TICK;
+  talus::hil::run_firmware(controller, cfg);
+}

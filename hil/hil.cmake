@@ -1,0 +1,27 @@
+# Functions that build the HIL rig's pieces in any build of talus (included by hil/CMakeLists.txt
+# for the host build and by targets/ and targets/host for the Cortex-M7 build):
+#   hil_add_firmware(<target> MODEL <solo12 model target> PORT <port target> [DEFINES ...])
+#       the balance-controller firmware (hil/firmware/main.cpp) above talus/rt/port.hpp
+#   hil_add_harness(<target> MODEL <solo12 model target>)
+#       the host harness with the MuJoCo plant (needs talus_mujoco)
+include_guard(GLOBAL)
+set(HIL_DIR ${CMAKE_CURRENT_LIST_DIR})
+
+function(hil_add_firmware target)
+  cmake_parse_arguments(arg "" "MODEL;PORT" "DEFINES" ${ARGN})
+  add_executable(${target} ${HIL_DIR}/firmware/main.cpp)
+  target_include_directories(${target} PRIVATE ${HIL_DIR}/firmware/include ${HIL_DIR}/protocol/include)
+  target_link_libraries(${target} PRIVATE talus::talus ${arg_MODEL} ${arg_PORT})
+  target_compile_options(${target} PRIVATE ${TALUS_STRICT_FLAGS})
+  target_compile_definitions(${target} PRIVATE ${arg_DEFINES})
+endfunction()
+
+function(hil_add_harness target)
+  cmake_parse_arguments(arg "" "MODEL" "" ${ARGN})
+  add_executable(${target} ${HIL_DIR}/host/harness.cpp ${HIL_DIR}/host/plant.cpp ${HIL_DIR}/host/firmware_link.cpp
+                           ${TALUS_SOURCE_DIR_FOR_HIL}/tests/support/mujoco_support.cpp)
+  target_include_directories(${target} PRIVATE ${HIL_DIR}/firmware/include ${HIL_DIR}/protocol/include
+                                               ${TALUS_SOURCE_DIR_FOR_HIL}/tests)
+  target_link_libraries(${target} PRIVATE talus::talus ${arg_MODEL} talus_mujoco)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
+endfunction()

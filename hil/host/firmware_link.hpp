@@ -1,0 +1,41 @@
+#pragma once
+// The harness's end of the serial link: starts the firmware and moves bytes to and from it.
+//   native  the firmware as a child process, the link on its stdin/stdout (pipes); its stderr
+//           (log channel) is the harness's.
+//   qemu    qemu-system-arm -M mps2-an500 -icount shift=3 with UART0 on a TCP socket
+//           (server=on,wait=on,nodelay=on: QEMU starts the CPU once the harness connects;
+//           without nodelay a small frame took ~44 ms, ../shared/notes/targets.md); semihosting
+//           (the firmware's log channel) on QEMU's stderr. -icount makes instruction counts
+//           exact: SysTick ticks at 25 MHz, one tick = 40/2³ = 5 instructions.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+
+namespace talus_hil {
+
+class FirmwareLink {
+ public:
+  FirmwareLink() = default;
+  FirmwareLink(const FirmwareLink&) = delete;
+  FirmwareLink& operator=(const FirmwareLink&) = delete;
+  ~FirmwareLink() { stop(); }
+
+  bool start_native(const std::string& program, std::string& err);
+  bool start_qemu(const std::string& elf, std::string& err);
+
+  /// Writes all n bytes (blocking). False if the link is gone.
+  bool write(const std::uint8_t* data, std::size_t n);
+  /// Reads what is available, waiting at most timeout_ms for the first byte; returns the
+  /// count (0 on timeout), -1 if the link is closed.
+  long read(std::uint8_t* data, std::size_t n, int timeout_ms);
+  /// Waits up to timeout_ms for the firmware to exit; its exit status, or -1 (then it is killed).
+  int wait_exit(int timeout_ms);
+  void stop();
+
+ private:
+  pid_t pid_ = -1;
+  int rfd_ = -1, wfd_ = -1;
+};
+
+}  // namespace talus_hil

@@ -1,0 +1,518 @@
+// hil_harness: the HIL rig's host side. Runs the Solo-12 plant (MuJoCo, plant.hpp) in lockstep
+// with the balance-controller firmware (native process or emulated Cortex-M7) over the framed
+// link (hil/protocol), plays the scenarios, injects faults, logs every period to CSV, prints
+// the verdict table and exits 0 only if every check passes.
+//
+//   hil_harness --urdf <solo12.urdf> (--native <firmware> | --qemu <firmware.elf>)
+//               [--run full|short] [--out <dir>] [--fault-rate r] [--seed n] [--deadline-ms d]
+//
+// Lockstep, each 1 ms period k: send sensor frame k (plant state after period k−1), wait for
+// the command that echoes k, at most --deadline-ms of wall time (late: counted, the previous
+// torques are held, as a drive holds its last set-point), apply it for 1 ms of plant time
+// (two MuJoCo substeps). The deadline is wall time of the emulation rig, not the firmware's
+// real-time budget: that is the instruction count per step on the M7 (-icount, exact),
+// judged against the budget (150 k instructions = 0.25 ms at 600 MHz).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include <hil/balance_controller.hpp>
+#include <hil/protocol.hpp>
+
+#include "faults.hpp"
+#include "firmware_link.hpp"
+#include "plant.hpp"
+
+namespace talus_hil {
+namespace {
+
+using namespace talus::hil;
+using Sensor = SensorMessage<19, 18>;
+using Command = CommandMessage<12>;
+using Joints = Eigen::Matrix<double, 12, 1>;
+
+// ---- scenarios ---------------------------------------------------------------------------
+
+struct Segment {
+  std::string name;
+  double duration = 0;        ///< s
+  Eigen::Vector3d push = Eigen::Vector3d::Zero();  ///< N on the base, from push_start for push_time
+  double push_start = 0.1, push_time = 0.1;
+  unsigned lift = 0;          ///< Request bits (lift foot k) for the first lift_time s
+  double lift_time = 0;
+  double fault_rate = 0;      ///< probability of a link fault per period
+  int nan_frames = 0;         ///< sensor frames with a NaN joint angle, from period 100
+  int silence = 0;            ///< periods without any frame, from the start
+};
+
+std::vector<Segment> scenarios(const std::string& run, double fault_rate) {
+  std::vector<Segment> s;
+  auto push = [&](const char* name, double fx, double fy, double duration) {
+    Segment g{name, duration};
+    g.push = Eigen::Vector3d(fx, fy, 0);
+    s.push_back(g);
+  };
+  s.push_back({"stand_up", run == "short" ? 1.3 : 1.5});
+  if (run == "short") {
+    push("push_lateral", 0, 15, 0.8);
+    Segment f{"link_faults", 0.6};
+    f.fault_rate = fault_rate;
+    s.push_back(f);
+    Segment n{"nan_sensor", 0.2};
+    n.nan_frames = 3;
+    s.push_back(n);
+    Segment q{"silence", 0.3};
+    q.silence = 100;
+    s.push_back(q);
+    return s;
+  }
+  s.push_back({"stand", 1.0});
+  for (double f : {10.0, 15.0, 20.0}) push("push_lateral", 0, f, 1.2);
+  for (double f : {10.0, 15.0, 20.0}) push("push_frontal", f, 0, 1.2);
+  Segment l{"three_feet", 3.5};
+  l.lift = request_lift_foot0;  // FL
+  l.lift_time = 2.0;
+  s.push_back(l);
+  Segment f{"link_faults", 3.0};
+  f.fault_rate = fault_rate;
+  s.push_back(f);
+  Segment n{"nan_sensor", 0.5};
+  n.nan_frames = 5;
+  s.push_back(n);
+  Segment q{"silence", 0.5};
+  q.silence = 100;
+  s.push_back(q);
+  return s;
+}
+
+// ---- bookkeeping ---------------------------------------------------------------------------
+
+struct Counts {
+  long inj[2][static_cast<int>(LinkFault::count)] = {};  ///< [down/up][fault]
+  long nan_frames = 0, silent_periods = 0, periods = 0, sent = 0;
+  long deadline_miss = 0, late = 0, fresh = 0;
+  std::uint32_t fw[fault_count] = {};
+  ParserStats host;
+  std::uint32_t instr_max = 0;
+  std::vector<std::uint32_t> instr;
+  bool fw_exit_ok = false;
+  int fw_exit = -1;
+  long down(LinkFault f) const { return inj[0][static_cast<int>(f)]; }
+  long up(LinkFault f) const { return inj[1][static_cast<int>(f)]; }
+};
+
+struct SegmentResult {
+  std::string name;
+  double impulse = 0;  ///< N·s
+  double min_z = 1e9, max_tilt = 0, end_z = 0;
+  bool up = true;
+};
+
+double tilt_deg(const Eigen::Matrix<double, 19, 1>& q) {
+  const double w = q[3], x = q[4], y = q[5];
+  (void)w;
+  const double zz = 1 - 2 * (x * x + y * y);  // R(2,2): cos of the tilt
+  return std::acos(std::clamp(zz, -1.0, 1.0)) * 180 / M_PI;
+}
+
+void rpy(const Eigen::Matrix<double, 19, 1>& q, double& r, double& p, double& y) {
+  const double w = q[3], x = q[4], yq = q[5], z = q[6];
+  r = std::atan2(2 * (w * x + yq * z), 1 - 2 * (x * x + yq * yq));
+  p = std::asin(std::clamp(2 * (w * yq - z * x), -1.0, 1.0));
+  y = std::atan2(2 * (w * z + x * yq), 1 - 2 * (yq * yq + z * z));
+}
+
+// Splits a byte stream into frames (each ending with its 0x00 delimiter).
+struct Framer {
+  std::vector<std::uint8_t> cur;
+  template <class F>
+  void push(const std::uint8_t* p, std::size_t n, F&& on_frame) {
+    for (std::size_t i = 0; i < n; ++i) {
+      cur.push_back(p[i]);
+      if (p[i] == 0) {
+        on_frame(cur);
+        cur.clear();
+      }
+    }
+  }
+};
+
+// Sequence number inside an encoded command frame (the harness is the link: it may look).
+long peek_sequence(const std::vector<std::uint8_t>& frame) {
+  std::uint8_t raw[Parser<Command>::raw_size + 8];
+  if (frame.size() < 2) return -1;
+  const std::size_t n = cobs_decode(frame.data(), frame.size() - 1, raw, sizeof raw);
+  if (n == static_cast<std::size_t>(-1) || n < kHeaderSize) return -1;
+  Reader r{raw + 2};
+  return static_cast<long>(r.u32());
+}
+
+const double kZMin = 0.16, kTiltMax = 20.0, kBudget = 150000;
+
+int run(int argc, char** argv) {
+  std::string urdf, native, qemu, run_kind = "full", out_dir = "hil-out";
+  double fault_rate = 0.03;
+  unsigned seed = 1;
+  int deadline_ms = 30;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--urdf") urdf = v;
+    else if (a == "--native") native = v;
+    else if (a == "--qemu") qemu = v;
+    else if (a == "--run") run_kind = v;
+    else if (a == "--out") out_dir = v;
+    else if (a == "--fault-rate") fault_rate = std::stod(v);
+    else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(v));
+    else if (a == "--deadline-ms") deadline_ms = std::stoi(v);
+    else {
+      std::fprintf(stderr, "hil_harness: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (urdf.empty() || native.empty() == qemu.empty() || (run_kind != "full" && run_kind != "short")) {
+    std::fprintf(stderr, "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf) [--run full|short] "
+                         "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d]\n");
+    return 2;
+  }
+  const std::string target = qemu.empty() ? "native (POSIX process)" : "cortex-m7 (QEMU mps2-an500, -icount shift=3)";
+  Plant plant;
+  std::string err;
+  PlantConfig pc;
+  pc.urdf = urdf;
+  if (!plant.load(pc, err)) {
+    std::fprintf(stderr, "hil_harness: plant: %s\n", err.c_str());
+    return 2;
+  }
+  Joints crouch;  // legs folded, base low: where stand_up starts
+  crouch << 0.1, 1.3, -2.5, -0.1, 1.3, -2.5, 0.1, -1.3, 2.5, -0.1, -1.3, 2.5;
+  plant.reset_standing_on_floor(crouch);
+
+  FirmwareLink link;
+  if (!(qemu.empty() ? link.start_native(native, err) : link.start_qemu(qemu, err))) {
+    std::fprintf(stderr, "hil_harness: firmware: %s\n", err.c_str());
+    return 2;
+  }
+  mkdir(out_dir.c_str(), 0755);
+  const std::string csv_path = out_dir + "/log.csv";
+  std::ofstream csv(csv_path);
+  csv << "# robot=solo12\n# target=" << target << "\n# z_min=" << kZMin << "\n# tilt_max_deg=" << kTiltMax
+      << "\n# mu=0.6\n# torque_limit=2.7\n# budget_instructions=" << kBudget
+      << "\n# states=0:init,1:stand_up,2:balance,3:three_feet,4:safe_damping,5:fault\n";
+  csv << "t,scenario,seq,base_x,base_y,base_z,roll,pitch,yaw,com_x,com_y,com_z";
+  for (int k = 0; k < 4; ++k) csv << ",foot" << k << "_x,foot" << k << "_y,foot" << k << "_z";
+  for (int k = 0; k < 4; ++k) csv << ",contact" << k;
+  for (int k = 0; k < 4; ++k) csv << ",f" << k << "_x,f" << k << "_y,f" << k << "_z";
+  for (int j = 0; j < 12; ++j) csv << ",tau" << j;
+  csv << ",push_x,push_y,ctrl_state,step_instr,cmd_fresh,inj_down,inj_up,fw_rx_rejected,fw_rx_missed,fw_watchdog,"
+         "fw_sensor_invalid,fw_talus,fw_cone_fallback,host_rejected,host_missed,deadline_miss\n";
+
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uni(0, 1);
+  Counts c;
+  Parser<Command> parser;
+  Framer framer;
+  Command cmd;
+  Joints tau = Joints::Zero();
+  std::uint8_t state = 0;
+  std::uint32_t seq = 0;
+  std::vector<std::uint8_t> pending_down, pending_up;
+  std::vector<SegmentResult> results;
+  const std::vector<Segment> plan = scenarios(run_kind, fault_rate);
+  bool safe_after_silence = true, watchdog_seen = false;
+  long silence_end = -1;
+  const auto wall0 = std::chrono::steady_clock::now();
+
+  auto send = [&](const std::vector<std::uint8_t>& f) { return link.write(f.data(), f.size()); };
+
+  for (const Segment& g : plan) {
+    SegmentResult res;
+    res.name = g.name;
+    res.impulse = g.push.norm() * g.push_time;
+    const long n_periods = std::lround(g.duration * 1000);
+    for (long i = 0; i < n_periods; ++i) {
+      const double ts = i * 1e-3;
+      PlantState ps = plant.state();
+      const bool silent = i < g.silence;
+      Eigen::Vector3d push = (ts >= g.push_start && ts < g.push_start + g.push_time) ? g.push : Eigen::Vector3d::Zero();
+      LinkFault fd = LinkFault::none, fu = LinkFault::none;
+      bool fresh = false;
+      ++seq;
+      ++c.periods;
+      if (silent) {
+        ++c.silent_periods;
+      } else {
+        Sensor s;
+        s.sequence = seq;
+        s.plant_time_ns = static_cast<std::uint64_t>(std::llround(ps.time * 1e9));
+        for (int k = 0; k < 19; ++k) s.q[static_cast<std::size_t>(k)] = ps.q[k];
+        for (int k = 0; k < 18; ++k) s.v[static_cast<std::size_t>(k)] = ps.v[k];
+        s.contacts = ps.contacts;
+        s.request = (ts < g.lift_time) ? static_cast<std::uint8_t>(g.lift) : 0;
+        if (i >= 100 && i < 100 + g.nan_frames) {
+          s.q[7 + 4] = std::nan("");  // FR_HFE reads NaN (a broken encoder)
+          ++c.nan_frames;
+        }
+        if (g.fault_rate > 0 && uni(rng) < g.fault_rate) {
+          const auto f = static_cast<LinkFault>(1 + rng() % 5);
+          (rng() % 2 ? fu : fd) = f;
+          ++c.inj[fu != LinkFault::none][static_cast<int>(f)];
+        }
+        std::vector<std::uint8_t> frame(max_frame_size<Sensor>());
+        frame.resize(encode_frame(s, frame.data(), frame.size()));
+        if (!pending_down.empty()) send(pending_down), pending_down.clear();  // last period's delayed frame
+        if (fd == LinkFault::bitflip || fd == LinkFault::truncate) corrupt(frame, fd, rng);
+        if (fd == LinkFault::delay) pending_down = frame;
+        else if (fd != LinkFault::drop) {
+          send(frame);
+          if (fd == LinkFault::duplicate) send(frame);
+        }
+        ++c.sent;
+        // Wait for the command that answers seq.
+        auto on_frame = [&](std::vector<std::uint8_t>& f) {
+          if (fu != LinkFault::none && peek_sequence(f) == static_cast<long>(seq)) {
+            const LinkFault u = fu;
+            fu = LinkFault::none;  // one fault per period
+            fd = fd == LinkFault::none ? LinkFault::none : fd;
+            if (u == LinkFault::drop) return;
+            if (u == LinkFault::delay) {
+              pending_up = f;
+              return;
+            }
+            if (u == LinkFault::bitflip || u == LinkFault::truncate) corrupt(f, u, rng);
+            const int copies = u == LinkFault::duplicate ? 2 : 1;
+            for (int r = 0; r < copies; ++r)
+              for (std::uint8_t b : f)
+                if (parser.feed(b)) {
+                  parser.take(cmd);
+                  if (cmd.sequence == seq) fresh = true;
+                  else ++c.late;
+                }
+            return;
+          }
+          for (std::uint8_t b : f)
+            if (parser.feed(b)) {
+              parser.take(cmd);
+              if (cmd.sequence == seq) fresh = true;
+              else ++c.late;
+            }
+        };
+        if (!pending_up.empty()) {
+          std::vector<std::uint8_t> p;
+          p.swap(pending_up);
+          for (std::uint8_t b : p)
+            if (parser.feed(b)) {
+              parser.take(cmd);
+              if (cmd.sequence == seq) fresh = true;
+              else ++c.late;
+            }
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        for (;;) {
+          const int left = deadline_ms - static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                              std::chrono::steady_clock::now() - t0).count());
+          if (fresh || left <= 0) break;
+          std::uint8_t buf[512];
+          const long n = link.read(buf, sizeof buf, left);
+          if (n < 0) {
+            std::fprintf(stderr, "hil_harness: the firmware closed the link at period %ld (%s)\n", c.periods,
+                         g.name.c_str());
+            return 1;
+          }
+          framer.push(buf, static_cast<std::size_t>(n), on_frame);
+        }
+        if (fresh) {
+          ++c.fresh;
+          for (int j = 0; j < 12; ++j) tau[j] = cmd.tau[static_cast<std::size_t>(j)];
+          state = cmd.state;
+          if (cmd.step_instructions > 0) c.instr.push_back(cmd.step_instructions);
+          std::copy(cmd.faults.begin(), cmd.faults.end(), c.fw);
+        } else {
+          ++c.deadline_miss;
+        }
+        if (silence_end >= 0 && c.periods > silence_end + 5 && state != static_cast<std::uint8_t>(ControllerState::safe_damping))
+          safe_after_silence = false;
+      }
+      if (g.silence > 0 && i == g.silence) silence_end = c.periods;
+      plant.step(tau, push);
+      ps = plant.state();
+      // Judge "stayed up" from the end of stand_up until the link goes silent.
+      if (g.name != "stand_up" && g.silence == 0) {
+        res.min_z = std::min(res.min_z, ps.q[2]);
+        res.max_tilt = std::max(res.max_tilt, tilt_deg(ps.q));
+        if (ps.q[2] < kZMin || tilt_deg(ps.q) > kTiltMax || !std::isfinite(ps.q[2])) res.up = false;
+      }
+      res.end_z = ps.q[2];
+      double r, p, y;
+      rpy(ps.q, r, p, y);
+      char line[256];
+      csv << ps.time << ',' << g.name << ',' << seq;
+      std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", ps.q[0], ps.q[1], ps.q[2], r, p, y,
+                    ps.com.x(), ps.com.y(), ps.com.z());
+      csv << line;
+      for (int k = 0; k < 4; ++k) csv << ',' << ps.foot_pos[k].x() << ',' << ps.foot_pos[k].y() << ',' << ps.foot_pos[k].z();
+      for (int k = 0; k < 4; ++k) csv << ',' << ((ps.contacts >> k) & 1);
+      for (int k = 0; k < 4; ++k) csv << ',' << ps.foot_force[k].x() << ',' << ps.foot_force[k].y() << ',' << ps.foot_force[k].z();
+      for (int j = 0; j < 12; ++j) csv << ',' << tau[j];
+      csv << ',' << push.x() << ',' << push.y() << ',' << int(state) << ',' << (fresh ? cmd.step_instructions : 0) << ','
+          << fresh << ',' << (silent ? "silence" : (fd != LinkFault::none ? to_string(fd) : (!silent && i >= 100 && i < 100 + g.nan_frames ? "nan_sensor" : "")))
+          << ',' << to_string(fu == LinkFault::none ? LinkFault::none : fu);
+      for (int k = 0; k < fault_count; ++k) csv << ',' << c.fw[k];
+      csv << ',' << parser.stats().rejected() << ',' << parser.stats().missed << ',' << c.deadline_miss << '\n';
+    }
+    if (g.silence > 0) watchdog_seen = c.fw[fault_watchdog] >= 1;
+    results.push_back(res);
+  }
+  // Last frame: no fault, request_end; its answer carries the firmware's final counters.
+  {
+    if (!pending_down.empty()) send(pending_down), pending_down.clear();
+    Sensor s;
+    s.sequence = ++seq;
+    PlantState ps = plant.state();
+    s.plant_time_ns = static_cast<std::uint64_t>(std::llround(ps.time * 1e9));
+    for (int k = 0; k < 19; ++k) s.q[static_cast<std::size_t>(k)] = ps.q[k];
+    s.request = request_end;
+    std::vector<std::uint8_t> frame(max_frame_size<Sensor>());
+    frame.resize(encode_frame(s, frame.data(), frame.size()));
+    send(frame);
+    if (!pending_up.empty()) {
+      for (std::uint8_t b : pending_up)
+        if (parser.feed(b)) parser.take(cmd), ++c.late;
+      pending_up.clear();
+    }
+    bool got = false;
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!got && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)) {
+      std::uint8_t buf[512];
+      const long n = link.read(buf, sizeof buf, 100);
+      if (n < 0) break;
+      framer.push(buf, static_cast<std::size_t>(n), [&](std::vector<std::uint8_t>& f) {
+        for (std::uint8_t b : f)
+          if (parser.feed(b)) {
+            parser.take(cmd);
+            if (cmd.sequence == seq) got = true;
+            else ++c.late;
+          }
+      });
+    }
+    if (got) std::copy(cmd.faults.begin(), cmd.faults.end(), c.fw);
+    c.fw_exit = link.wait_exit(5000);
+    c.fw_exit_ok = got && c.fw_exit == 0;
+  }
+  c.host = parser.stats();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  csv.close();
+
+  // ---- verdict ---------------------------------------------------------------------------
+  using F = LinkFault;
+  struct Row {
+    std::string check, value, bound;
+    bool pass;
+  };
+  std::vector<Row> rows;
+  char v[256], b[160];
+  // stayed up
+  double min_z = 1e9, max_tilt = 0;
+  bool all_up = true;
+  for (const SegmentResult& r : results)
+    if (r.name != "stand_up" && r.name != "silence") {
+      min_z = std::min(min_z, r.min_z), max_tilt = std::max(max_tilt, r.max_tilt);
+      all_up = all_up && r.up;
+    }
+  const double stood = results.front().end_z;
+  std::snprintf(v, sizeof v, "base at %.3f m after %.1f s", stood, plan.front().duration);
+  rows.push_back({"stand up from a crouch", v, "≥ 0.22 m", stood >= 0.22});
+  std::snprintf(v, sizeof v, "min height %.3f m, max tilt %.1f°", min_z, max_tilt);
+  std::snprintf(b, sizeof b, "≥ %.2f m, ≤ %.0f°", kZMin, kTiltMax);
+  rows.push_back({"robot stayed up (stand_up .. silence)", v, b, all_up});
+  double largest[2] = {0, 0};
+  bool pushes_ok = true;
+  for (const SegmentResult& r : results) {
+    const int d = r.name == "push_lateral" ? 0 : (r.name == "push_frontal" ? 1 : -1);
+    if (d < 0) continue;
+    if (r.up) largest[d] = std::max(largest[d], r.impulse);
+    else pushes_ok = false;
+  }
+  std::snprintf(v, sizeof v, "lateral %.1f N·s, frontal %.1f N·s (0.1 s pushes; robot %.2f kg)", largest[0], largest[1],
+                plant.total_mass());
+  rows.push_back({"largest push survived", v, "every push survived", pushes_ok && (largest[0] > 0 || largest[1] > 0)});
+  const long kill_d = c.down(F::drop) + c.down(F::bitflip) + c.down(F::truncate);
+  const long kill_u = c.up(F::drop) + c.up(F::bitflip) + c.up(F::truncate);
+  const long inj_total = [&] {
+    long t = 0;
+    for (int d = 0; d < 2; ++d)
+      for (int f = 1; f < static_cast<int>(F::count); ++f) t += c.inj[d][f];
+    return t;
+  }();
+  std::snprintf(v, sizeof v, "down: bitflip %ld drop %ld dup %ld trunc %ld delay %ld; up: %ld %ld %ld %ld %ld (total %ld)",
+                c.down(F::bitflip), c.down(F::drop), c.down(F::duplicate), c.down(F::truncate), c.down(F::delay),
+                c.up(F::bitflip), c.up(F::drop), c.up(F::duplicate), c.up(F::truncate), c.up(F::delay), inj_total);
+  rows.push_back({"link faults injected", v, "> 0", inj_total > 0});
+  const long fw_rej_exp = c.down(F::bitflip) + c.down(F::truncate) + c.down(F::duplicate);
+  const long fw_miss_exp = kill_d + c.silent_periods;
+  std::snprintf(v, sizeof v, "rejected %u (expected %ld), missed %u (expected %ld)", c.fw[fault_rx_rejected], fw_rej_exp,
+                c.fw[fault_rx_missed], fw_miss_exp);
+  rows.push_back({"corruption detected by the firmware", v, "equal",
+                  c.fw[fault_rx_rejected] == fw_rej_exp && c.fw[fault_rx_missed] == fw_miss_exp});
+  const long host_rej_exp = c.up(F::bitflip) + c.up(F::truncate) + c.up(F::duplicate);
+  const long host_miss_exp = kill_u + kill_d + c.silent_periods;
+  std::snprintf(v, sizeof v, "rejected %u (expected %ld), missed %u (expected %ld)", c.host.rejected(), host_rej_exp,
+                c.host.missed, host_miss_exp);
+  rows.push_back({"corruption detected by the harness", v, "equal",
+                  c.host.rejected() == host_rej_exp && c.host.missed == host_miss_exp});
+  const long miss_exp = kill_d + kill_u + c.down(F::delay) + c.up(F::delay);
+  const long other_miss = c.deadline_miss - miss_exp, other_late = c.late - (c.down(F::delay) + c.up(F::delay));
+  std::snprintf(v, sizeof v, "%ld sent = %ld answered in time + %ld missed; late answers %ld", c.sent, c.fresh,
+                c.deadline_miss, c.late);
+  rows.push_back({"no cycle lost silently", v, "every miss explained",
+                  c.sent == c.fresh + c.deadline_miss && other_miss == other_late && other_miss >= 0});
+  std::snprintf(v, sizeof v, "%ld (injected %ld, emulator stalls > %d ms %ld)", c.deadline_miss, miss_exp, deadline_ms,
+                other_miss);
+  std::snprintf(b, sizeof b, "stalls ≤ 1%% of periods");
+  rows.push_back({"deadline misses", v, b, other_miss * 100 <= c.sent});
+  std::snprintf(v, sizeof v, "refused %u (injected %ld)", c.fw[fault_sensor_invalid], c.nan_frames);
+  rows.push_back({"NaN sensor frames refused", v, "equal", c.fw[fault_sensor_invalid] == c.nan_frames});
+  std::snprintf(v, sizeof v, "%u trip(s); safe_damping after the silence: %s", c.fw[fault_watchdog],
+                safe_after_silence && watchdog_seen ? "yes" : "no");
+  rows.push_back({"watchdog on a silent link (100 periods)", v, "1 trip, safe mode",
+                  c.fw[fault_watchdog] == 1 && safe_after_silence && watchdog_seen});
+  std::snprintf(v, sizeof v, "%u", c.fw[fault_talus]);
+  rows.push_back({"talus calls not ok", v, "0", c.fw[fault_talus] == 0});
+  std::snprintf(v, sizeof v, "%u steps (projected forces commanded)", c.fw[fault_cone_fallback]);
+  std::snprintf(b, sizeof b, "≤ 1%% of steps");
+  rows.push_back({"friction-cone solver at its cap", v, b, c.fw[fault_cone_fallback] * 100 <= c.fresh});
+  if (!c.instr.empty()) {
+    std::vector<std::uint32_t> s = c.instr;
+    std::sort(s.begin(), s.end());
+    std::snprintf(v, sizeof v, "median %u, worst %u (%zu steps)", s[s.size() / 2], s.back(), s.size());
+    std::snprintf(b, sizeof b, "≤ %.0f k", kBudget / 1000);
+    rows.push_back({"instructions per control step (M7)", v, b, s.back() <= kBudget});
+  } else {
+    rows.push_back({"instructions per control step", "not measured natively", "-", true});
+  }
+  std::snprintf(v, sizeof v, "exit %d", c.fw_exit);
+  rows.push_back({"firmware ended cleanly", v, "0", c.fw_exit_ok});
+
+  bool all = true;
+  std::printf("\nHIL verdict: solo12 balance controller on %s\n", target.c_str());
+  std::printf("%ld periods of 1 ms (%.1f s of plant time) in %.1f s wall; log %s\n", c.periods, c.periods * 1e-3, wall,
+              csv_path.c_str());
+  std::printf("%-42s %-86s %-22s %s\n", "check", "measured", "bound", "result");
+  for (const Row& r : rows) {
+    std::printf("%-42s %-86s %-22s %s\n", r.check.c_str(), r.value.c_str(), r.bound.c_str(), r.pass ? "pass" : "FAIL");
+    all = all && r.pass;
+  }
+  std::printf("%s\n", all ? "HIL: all checks passed" : "HIL: FAILED");
+  return all ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace talus_hil
+
+int main(int argc, char** argv) { return talus_hil::run(argc, argv); }
