@@ -8,6 +8,8 @@ packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-
   qemu-system-arm qemu-user g++-aarch64-linux-gnu
   # tools/footprint-report.sh: x86-64 instruction counts (callgrind)
   valgrind
+  # hil/plot.py: the HIL demo's pictures
+  python3-matplotlib
   # the API reference: the docs target and the ctest docs_no_warnings (cmake/TalusDocs.cmake)
   doxygen)
 missing=()

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -67,9 +68,10 @@ bool FirmwareLink::start_qemu(const std::string& elf, std::string& err) {
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
     dup2(2, 1);  // QEMU's and semihosting's text to the harness's stderr, never into the link
+    const char* icount = std::getenv("HIL_QEMU_ICOUNT");
     execlp("qemu-system-arm", "qemu-system-arm", "-M", "mps2-an500", "-display", "none", "-monitor", "none",
-           "-semihosting-config", "enable=on,target=native", "-icount", "shift=3", "-serial", serial.c_str(),
-           "-kernel", elf.c_str(), static_cast<char*>(nullptr));
+           "-semihosting-config", "enable=on,target=native", "-icount", icount ? icount : "shift=3", "-serial",
+           serial.c_str(), "-kernel", elf.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   for (int attempt = 0; attempt < 200; ++attempt) {  // up to ~10 s for QEMU to listen

@@ -33,8 +33,9 @@ Sensor random_sensor(Rng& r, std::uint32_t seq) {
   Sensor m;
   m.sequence = seq;
   m.plant_time_ns = r.next();
-  for (double& x : m.q) x = r.uniform(-4, 4);
-  for (double& x : m.v) x = r.uniform(-20, 20);
+  // Values on the wire are binary32: round trips are exact for values that are floats.
+  for (double& x : m.q) x = static_cast<float>(r.uniform(-4, 4));
+  for (double& x : m.v) x = static_cast<float>(r.uniform(-20, 20));
   m.contacts = static_cast<std::uint8_t>(r.next());
   m.request = static_cast<std::uint8_t>(r.next());
   return m;
@@ -42,7 +43,7 @@ Sensor random_sensor(Rng& r, std::uint32_t seq) {
 Command random_command(Rng& r, std::uint32_t seq) {
   Command m;
   m.sequence = seq;
-  for (double& x : m.tau) x = r.uniform(-3, 3);
+  for (double& x : m.tau) x = static_cast<float>(r.uniform(-3, 3));
   m.state = static_cast<std::uint8_t>(r.next());
   m.step_instructions = static_cast<std::uint32_t>(r.next());
   for (std::uint32_t& x : m.faults) x = static_cast<std::uint32_t>(r.next());
@@ -128,8 +129,29 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   }
   EXPECT_EQ(ps.stats().accepted, 200u);
   EXPECT_EQ(ps.stats().rejected() + ps.stats().missed, 0u);
-  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 316u);  // the sizes protocol.hpp states
-  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 135u);
+  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 168u);  // the sizes protocol.hpp states
+  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 87u);
+}
+
+TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {
+  Sensor m;
+  m.sequence = 7;
+  m.q[0] = 0.1;                       // not a float: arrives rounded to the nearest float
+  m.q[1] = std::nan("");              // a broken encoder's NaN must reach the controller
+  m.v[0] = -std::numeric_limits<double>::infinity();
+  m.v[1] = 1e300;                     // beyond float: arrives as +Inf (refused by the controller)
+  std::uint8_t frame[max_frame_size<Sensor>()];
+  const std::size_t n = encode_frame(m, frame, sizeof frame);
+  Parser<Sensor> p;
+  bool got = false;
+  for (std::size_t i = 0; i < n; ++i) got = p.feed(frame[i]) || got;
+  ASSERT_TRUE(got);
+  Sensor out;
+  p.take(out);
+  EXPECT_EQ(out.q[0], static_cast<double>(0.1f));
+  EXPECT_TRUE(std::isnan(out.q[1]));
+  EXPECT_EQ(out.v[0], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(out.v[1], std::numeric_limits<double>::infinity());
 }
 
 TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
@@ -151,7 +173,7 @@ TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
   auto send = [&](std::uint32_t s) { return feed(p, frame(random_command(r, s))); };
   ASSERT_EQ(send(seq), 1);
   // truncated: the last bytes before the delimiter lost
-  for (std::size_t cut : {1, 4, 30, 120}) {
+  for (std::size_t cut : {1, 4, 30, 80}) {  // a command frame is 90 bytes on the wire
     auto g = frame(random_command(r, ++seq));
     g.erase(g.end() - 1 - static_cast<std::ptrdiff_t>(cut), g.end() - 1);
     EXPECT_EQ(feed(p, g), 0) << cut;
@@ -226,7 +248,7 @@ TEST(HilProtocol, FuzzMillionFramesNeverAcceptsACorruptedFrame) {
   Command templ = random_command(r, 0);
   for (int i = 1; i <= kFrames; ++i) {
     templ.sequence = static_cast<std::uint32_t>(i);
-    templ.tau[static_cast<std::size_t>(i % 12)] = r.uniform(-3, 3);
+    templ.tau[static_cast<std::size_t>(i % 12)] = static_cast<float>(r.uniform(-3, 3));  // binary32 on the wire
     m = templ;
     std::size_t n = encode_frame(m, buf.data(), buf.size());
     const std::vector<std::uint8_t> original(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));

@@ -17,7 +17,7 @@
 ///                   (backstop_ns without any frame), for a link that never comes back
 ///   sensor_invalid  frames the controller refused (NaN, out of range)
 ///   talus           steps where a talus call returned a non-ok Status (damping commanded)
-///   cone_fallback   steps where the friction-cone solver hit its cap (projected forces commanded)
+///   cone_fallback   steps where the friction-cone solver hit its cap (its last, in-cone iterate commanded)
 /// A sensor frame with Request::request_end is answered, then the program ends (exit 0).
 /// Nothing allocates; the parser and controller are static objects.
 #include <hil/balance_controller.hpp>
@@ -68,6 +68,13 @@ template <class Controller>
       const typename Controller::Output out = ctl.step(t, q, v, sensor.request & 0x0Fu, sensor.contacts);
       const std::uint64_t c1 = port::cycles();
 #ifdef HIL_DEBUG_STATUS
+      if (out.solver_iterations > 0) {
+        char b[24];
+        int k = 0, it = out.solver_iterations + 1000 * static_cast<int>(sensor.plant_time_ns / 1000000);
+        do b[k++] = static_cast<char>('0' + it % 10), it /= 10; while (it > 0);
+        while (k > 0) port::log_write(&b[--k], 1);
+        port::log_write(out.cone_fallback ? " cap\n" : " it\n", 4);
+      }
       if (out.status != Status::ok) {
         const char* m = to_string(out.status);
         std::size_t len = 0;

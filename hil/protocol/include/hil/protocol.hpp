@@ -11,11 +11,14 @@
 ///                   the sensor frame it answers
 ///   payload         fixed length per type (a frame of another length: bad_length)
 ///   CRC-32    u32   over version .. payload (crc32.hpp says why 32 bits)
-/// All integers and doubles little-endian (IEEE 754 binary64), whatever the host's order.
-/// Sizes for solo12 (nq 19, nv 18, 12 joints): sensor 316 bytes, command 135 bytes before COBS
-/// (+2 for COBS, +1 delimiter). At 1 kHz with 10-bit UART characters that is 3.2 Mbit/s from the
-/// plant and 1.3 Mbit/s back: a real board needs a fast UART (≥ 4 Mbaud), SPI or Ethernet for
-/// 1 kHz; the emulated board's UART over TCP has no rate.
+/// All integers little-endian, whatever the host's order; q, v and τ as IEEE 754 binary32
+/// (float): encoders, IMUs and drives resolve far less than float's 24 bits, and it halves the
+/// frames, which matters on a serial link (and on the emulated board, whose UART0 moves one
+/// byte per QEMU main-loop iteration, ~50 µs: a double-precision round trip took ~24 ms).
+/// Sizes for solo12 (nq 19, nv 18, 12 joints): sensor 168 bytes, command 87 bytes before COBS
+/// (+2 for COBS, +1 delimiter). At 1 kHz with 10-bit UART characters that is 1.7 Mbit/s from the
+/// plant and 0.9 Mbit/s back: a real board needs a fast UART (≥ 2 Mbaud), SPI or Ethernet for
+/// 1 kHz; the emulated board's UART over TCP has no baud rate.
 ///
 /// Receiving: Parser takes bytes as they arrive, resynchronises at every 0x00, and accepts a
 /// frame only if it decodes, its CRC matches, its version, type and length are right, and its
@@ -49,6 +52,12 @@ struct Writer {
     std::memcpy(&u, &x, sizeof u);
     u64(u);
   }
+  void f32(double x) {  // rounded to binary32 (NaN and ±Inf stay what they are)
+    const float f = static_cast<float>(x);
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    u32(u);
+  }
 };
 
 struct Reader {
@@ -62,6 +71,12 @@ struct Reader {
     double x;
     std::memcpy(&x, &u, sizeof x);
     return x;
+  }
+  double f32() {
+    const std::uint32_t u = u32();
+    float x;
+    std::memcpy(&x, &u, sizeof x);
+    return static_cast<double>(x);
   }
 };
 
@@ -81,7 +96,7 @@ enum Request : std::uint8_t {
 template <int NQ, int NV>
 struct SensorMessage {
   static constexpr MessageType type = MessageType::sensor;
-  static constexpr std::size_t payload_size = 8 + 8 * NQ + 8 * NV + 2;
+  static constexpr std::size_t payload_size = 8 + 4 * NQ + 4 * NV + 2;
   std::uint32_t sequence = 0;
   std::uint64_t plant_time_ns = 0;
   std::array<double, NQ> q{};
@@ -91,15 +106,15 @@ struct SensorMessage {
 
   void write(Writer& w) const {
     w.u64(plant_time_ns);
-    for (double x : q) w.f64(x);
-    for (double x : v) w.f64(x);
+    for (double x : q) w.f32(x);
+    for (double x : v) w.f32(x);
     w.u8(contacts);
     w.u8(request);
   }
   void read(Reader& r) {
     plant_time_ns = r.u64();
-    for (double& x : q) x = r.f64();
-    for (double& x : v) x = r.f64();
+    for (double& x : q) x = r.f32();
+    for (double& x : v) x = r.f32();
     contacts = r.u8();
     request = r.u8();
   }
@@ -112,7 +127,7 @@ enum Fault : int {
   fault_watchdog,       ///< periods without a sensor frame in time
   fault_sensor_invalid, ///< sensor frames with NaN or out-of-range values
   fault_talus,          ///< steps where a talus call returned a non-ok Status (damping commanded)
-  fault_cone_fallback,  ///< steps where the friction-cone solver hit its iteration cap (projected forces)
+  fault_cone_fallback,  ///< steps where the friction-cone solver hit its iteration cap (its last iterate commanded)
   fault_count
 };
 
@@ -123,7 +138,7 @@ enum Fault : int {
 template <int NJ>
 struct CommandMessage {
   static constexpr MessageType type = MessageType::command;
-  static constexpr std::size_t payload_size = 8 * NJ + 1 + 4 + 4 * fault_count;
+  static constexpr std::size_t payload_size = 4 * NJ + 1 + 4 + 4 * fault_count;
   std::uint32_t sequence = 0;
   std::array<double, NJ> tau{};
   std::uint8_t state = 0;
@@ -131,13 +146,13 @@ struct CommandMessage {
   std::array<std::uint32_t, fault_count> faults{};
 
   void write(Writer& w) const {
-    for (double x : tau) w.f64(x);
+    for (double x : tau) w.f32(x);
     w.u8(state);
     w.u32(step_instructions);
     for (std::uint32_t x : faults) w.u32(x);
   }
   void read(Reader& r) {
-    for (double& x : tau) x = r.f64();
+    for (double& x : tau) x = r.f32();
     state = r.u8();
     step_instructions = r.u32();
     for (std::uint32_t& x : faults) x = r.u32();
