@@ -18,10 +18,18 @@ endfunction()
 
 function(hil_add_harness target)
   cmake_parse_arguments(arg "" "MODEL" "" ${ARGN})
-  add_executable(${target} ${HIL_DIR}/host/harness.cpp ${HIL_DIR}/host/plant.cpp ${HIL_DIR}/host/firmware_link.cpp
-                           ${TALUS_SOURCE_DIR_FOR_HIL}/tests/support/mujoco_support.cpp)
+  # The MuJoCo helpers of the tests (tests/support/mujoco_support): their library where the
+  # tests built it, else compiled here.
+  set(support "")
+  if(NOT TARGET talus_mujoco_support)
+    set(support ${TALUS_SOURCE_DIR_FOR_HIL}/tests/support/mujoco_support.cpp)
+  endif()
+  add_executable(${target} ${HIL_DIR}/host/harness.cpp ${HIL_DIR}/host/plant.cpp ${HIL_DIR}/host/firmware_link.cpp ${support})
   target_include_directories(${target} PRIVATE ${HIL_DIR}/firmware/include ${HIL_DIR}/protocol/include
                                                ${TALUS_SOURCE_DIR_FOR_HIL}/tests)
   target_link_libraries(${target} PRIVATE talus::talus ${arg_MODEL} talus_mujoco)
+  if(TARGET talus_mujoco_support)
+    target_link_libraries(${target} PRIVATE talus_mujoco_support)
+  endif()
   target_compile_options(${target} PRIVATE -Wall -Wextra -Werror)
 endfunction()

@@ -59,16 +59,16 @@ std::vector<Segment> scenarios(const std::string& run, double fault_rate) {
     g.push = Eigen::Vector3d(fx, fy, 0);
     s.push_back(g);
   };
-  s.push_back({"stand_up", run == "short" ? 1.3 : 1.5});
-  if (run == "short") {
-    push("push_lateral", 0, 15, 0.8);
-    Segment f{"link_faults", 0.6};
-    f.fault_rate = fault_rate;
+  s.push_back({"stand_up", run == "short" ? 1.2 : 1.5});
+  if (run == "short") {  // CI (label hil): stand, one push, a fault burst, a NaN frame, the silent link
+    push("push_lateral", 0, 15, 0.6);
+    Segment f{"link_faults", 0.4};
+    f.fault_rate = 4 * fault_rate;
     s.push_back(f);
-    Segment n{"nan_sensor", 0.2};
+    Segment n{"nan_sensor", 0.15};
     n.nan_frames = 3;
     s.push_back(n);
-    Segment q{"silence", 0.3};
+    Segment q{"silence", 0.15};
     q.silence = 100;
     s.push_back(q);
     return s;
@@ -242,7 +242,7 @@ int run(int argc, char** argv) {
       PlantState ps = plant.state();
       const bool silent = i < g.silence;
       Eigen::Vector3d push = (ts >= g.push_start && ts < g.push_start + g.push_time) ? g.push : Eigen::Vector3d::Zero();
-      LinkFault fd = LinkFault::none, fu = LinkFault::none;
+      LinkFault fd = LinkFault::none, fu = LinkFault::none, fu_logged = LinkFault::none;
       bool fresh = false;
       ++seq;
       ++c.periods;
@@ -264,6 +264,7 @@ int run(int argc, char** argv) {
           const auto f = static_cast<LinkFault>(1 + rng() % 5);
           (rng() % 2 ? fu : fd) = f;
           ++c.inj[fu != LinkFault::none][static_cast<int>(f)];
+          fu_logged = fu;
         }
         std::vector<std::uint8_t> frame(max_frame_size<Sensor>());
         frame.resize(encode_frame(s, frame.data(), frame.size()));
@@ -279,8 +280,7 @@ int run(int argc, char** argv) {
         auto on_frame = [&](std::vector<std::uint8_t>& f) {
           if (fu != LinkFault::none && peek_sequence(f) == static_cast<long>(seq)) {
             const LinkFault u = fu;
-            fu = LinkFault::none;  // one fault per period
-            fd = fd == LinkFault::none ? LinkFault::none : fd;
+            fu = LinkFault::none;  // applied: one fault per period
             if (u == LinkFault::drop) return;
             if (u == LinkFault::delay) {
               pending_up = f;
@@ -363,7 +363,7 @@ int run(int argc, char** argv) {
       for (int j = 0; j < 12; ++j) csv << ',' << tau[j];
       csv << ',' << push.x() << ',' << push.y() << ',' << int(state) << ',' << (fresh ? cmd.step_instructions : 0) << ','
           << fresh << ',' << (silent ? "silence" : (fd != LinkFault::none ? to_string(fd) : (!silent && i >= 100 && i < 100 + g.nan_frames ? "nan_sensor" : "")))
-          << ',' << to_string(fu == LinkFault::none ? LinkFault::none : fu);
+          << ',' << to_string(fu_logged);
       for (int k = 0; k < fault_count; ++k) csv << ',' << c.fw[k];
       csv << ',' << parser.stats().rejected() << ',' << parser.stats().missed << ',' << c.deadline_miss << '\n';
     }
