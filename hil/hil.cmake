@@ -5,9 +5,9 @@
 #   hil_add_harness(<target> MODEL <solo12 model target>)
 #       the host harness with the MuJoCo plant (needs talus_mujoco)
 include_guard(GLOBAL)
-set(HIL_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 function(hil_add_firmware target)
+  set(HIL_DIR ${CMAKE_CURRENT_FUNCTION_LIST_DIR})  # hil/, whichever directory included this file
   cmake_parse_arguments(arg "" "MODEL;PORT" "DEFINES" ${ARGN})
   add_executable(${target} ${HIL_DIR}/firmware/main.cpp)
   target_include_directories(${target} PRIVATE ${HIL_DIR}/firmware/include ${HIL_DIR}/protocol/include)
@@ -17,6 +17,7 @@ function(hil_add_firmware target)
 endfunction()
 
 function(hil_add_harness target)
+  set(HIL_DIR ${CMAKE_CURRENT_FUNCTION_LIST_DIR})
   cmake_parse_arguments(arg "" "MODEL" "" ${ARGN})
   # The MuJoCo helpers of the tests (tests/support/mujoco_support): their library where the
   # tests built it, else compiled here.

@@ -5,6 +5,7 @@
 # then the verdict table and the plots. Exits with the harness's code (0: every check passed).
 #   bash hil/run-demo.sh            the Cortex-M7 (the main job)
 #   bash hil/run-demo.sh native     the same firmware as a native POSIX process (build/host-release)
+#   bash hil/run-demo.sh freertos   the same firmware as a FreeRTOS task on the Cortex-M7
 # Builds only what the demo needs: the generator and the harness (build/target-host), the
 # firmware (build/cortex-m7). Output: build/hil-demo[-native]/log.csv and plots/*.png.
 set -euo pipefail
@@ -20,6 +21,14 @@ if [ "${1:-}" = "native" ]; then
   harness=build/host-release/hil/hil_harness
   firmware=(--native build/host-release/hil/hil_firmware_native)
   title="solo12 balance controller, native POSIX process"
+elif [ "${1:-}" = "freertos" ]; then
+  cmake --preset cortex-m7 >/dev/null
+  cmake --build build/cortex-m7 -j2 --target hil_firmware_freertos
+  out=build/hil-demo-freertos
+  harness=build/target-host/bin/hil_harness
+  firmware=(--qemu build/cortex-m7/targets/freertos/hil_firmware_freertos
+            --name "cortex-m7, FreeRTOS task (QEMU mps2-an500, -icount shift=3)")
+  title="solo12 balance controller in a FreeRTOS task on an emulated Cortex-M7"
 else
   cmake --preset cortex-m7 >/dev/null
   cmake --build build/cortex-m7 -j2 --target hil_firmware

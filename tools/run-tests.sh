@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the host build (plain Release, -O3; labels consistency, reference, alloc, build, install,
 # reliability, memcheck), the sanitizer build (ASan + UBSan over the hand models, solo12,
-# constraints, reliability and fuzz replays), then the on-target tests (label target) for Cortex-M7 and Cortex-M4F under qemu-system-arm,
+# constraints, reliability and fuzz replays), then the on-target tests (label target; on the Cortex-M7 also the HIL short run, label hil) for Cortex-M7 and Cortex-M4F under qemu-system-arm,
 # aarch64 under qemu-aarch64, and x86-64 through the same target path. Stops at the first
 # failing step and exits non-zero; on success the last line counts every ctest test run.
 set -euo pipefail

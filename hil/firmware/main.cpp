@@ -1,12 +1,16 @@
 // The HIL firmware: the solo12 balance controller (balance_controller.hpp) in the link loop
 // (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
 // code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
-// process with pipes), logs go to stderr.
+// process with pipes), logs go to stderr. HIL_FREERTOS: the same loop as a FreeRTOS task
+// (port/freertos; statically allocated, 16 KB of stack), the third configuration.
 #include <hil/firmware.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/rt/port.hpp>
 #if defined(HIL_POSIX)
 #include <talus/port/posix.hpp>
+#endif
+#if defined(HIL_FREERTOS)
+#include <talus/port/freertos.hpp>
 #endif
 
 #ifndef HIL_INSTRUCTIONS_PER_TICK
@@ -24,13 +28,8 @@ void log(const char* s) {
   while (s[n] != 0) ++n;
   talus::port::log_write(s, n);
 }
-}  // namespace
 
-int main() {
-#if defined(HIL_POSIX)
-  talus::port::init();
-  talus::port::posix::set_link_fds(0, 1);
-#endif
+[[noreturn]] void firmware() {
   const int feet[4] = {model.frame_id("FL_FOOT"), model.frame_id("FR_FOOT"), model.frame_id("HL_FOOT"),
                        model.frame_id("HR_FOOT")};
   Controller::Joints stance, swing;
@@ -46,4 +45,27 @@ int main() {
   talus::hil::FirmwareConfig cfg;
   cfg.instructions_per_tick = HIL_INSTRUCTIONS_PER_TICK;
   talus::hil::run_firmware(controller, cfg);
+}
+
+#if defined(HIL_FREERTOS)
+constexpr std::size_t kStackWords = 4096;  // 16 KB on Cortex-M
+StaticTask_t g_tcb;
+StackType_t g_stack[kStackWords];
+void firmware_task(void*) { firmware(); }
+#endif
+}  // namespace
+
+int main() {
+#if defined(HIL_POSIX)
+  talus::port::init();
+  talus::port::posix::set_link_fds(0, 1);
+#endif
+#if defined(HIL_FREERTOS)
+  if (!xTaskCreateStatic(firmware_task, "hil-control", kStackWords, nullptr, tskIDLE_PRIORITY + 2, g_stack, &g_tcb))
+    talus::port::fault("xTaskCreateStatic failed");
+  vTaskStartScheduler();
+  talus::port::fault("vTaskStartScheduler returned");
+#else
+  firmware();
+#endif
 }

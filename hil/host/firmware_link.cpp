@@ -75,6 +75,27 @@ bool FirmwareLink::start_qemu(const std::string& elf, std::string& err) {
     _exit(127);
   }
   for (int attempt = 0; attempt < 200; ++attempt) {  // up to ~10 s for QEMU to listen
+    if (connect_loopback(port, 1)) return true;
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      err = "qemu-system-arm exited before its serial port opened (is it installed? tools/setup-debian.sh)";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  err = "could not connect to QEMU's UART0 on port " + std::to_string(port);
+  return false;
+}
+
+bool FirmwareLink::connect_tcp(int port, std::string& err) {
+  if (connect_loopback(port, 1)) return true;
+  err = "could not connect to 127.0.0.1:" + std::to_string(port) + ": " + std::strerror(errno);
+  return false;
+}
+
+bool FirmwareLink::connect_loopback(int port, int attempts) {
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     const int s = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in to{};
     to.sin_family = AF_INET;
@@ -88,15 +109,7 @@ bool FirmwareLink::start_qemu(const std::string& elf, std::string& err) {
       return true;
     }
     close(s);
-    int status = 0;
-    if (waitpid(pid_, &status, WNOHANG) == pid_) {
-      pid_ = -1;
-      err = "qemu-system-arm exited before its serial port opened (is it installed? tools/setup-debian.sh)";
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  err = "could not connect to QEMU's UART0 on port " + std::to_string(port);
   return false;
 }
 

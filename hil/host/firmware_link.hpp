@@ -7,6 +7,7 @@
 //           without nodelay a small frame took ~44 ms, ../shared/notes/targets.md); semihosting
 //           (the firmware's log channel) on QEMU's stderr. -icount makes instruction counts
 //           exact: SysTick ticks at 25 MHz, one tick = 40/2³ = 5 instructions.
+//   tcp     a firmware already running (a board's UART bridged to a TCP port, hil/README.md).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,6 +24,9 @@ class FirmwareLink {
 
   bool start_native(const std::string& program, std::string& err);
   bool start_qemu(const std::string& elf, std::string& err);
+  /// A firmware already running elsewhere (a real board behind a serial-to-TCP bridge):
+  /// connects to 127.0.0.1:port.
+  bool connect_tcp(int port, std::string& err);
 
   /// Writes all n bytes (blocking). False if the link is gone.
   bool write(const std::uint8_t* data, std::size_t n);
@@ -34,6 +38,7 @@ class FirmwareLink {
   void stop();
 
  private:
+  bool connect_loopback(int port, int attempts);
   pid_t pid_ = -1;
   int rfd_ = -1, wfd_ = -1;
 };

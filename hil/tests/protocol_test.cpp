@@ -173,7 +173,7 @@ TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
   auto send = [&](std::uint32_t s) { return feed(p, frame(random_command(r, s))); };
   ASSERT_EQ(send(seq), 1);
   // truncated: the last bytes before the delimiter lost
-  for (std::size_t cut : {1, 4, 30, 80}) {  // a command frame is 90 bytes on the wire
+  for (std::size_t cut : {1, 4, 30, 80}) {  // a command frame is 89 bytes on the wire
     auto g = frame(random_command(r, ++seq));
     g.erase(g.end() - 1 - static_cast<std::ptrdiff_t>(cut), g.end() - 1);
     EXPECT_EQ(feed(p, g), 0) << cut;

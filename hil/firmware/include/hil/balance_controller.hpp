@@ -65,8 +65,6 @@
 #include <cmath>
 #include <cstdint>
 
-#include <Eigen/Cholesky>
-
 namespace talus::hil {
 
 enum class ControllerState : std::uint8_t { init = 0, stand_up = 1, balance = 2, three_feet = 3, safe_damping = 4, fault = 5 };
@@ -353,9 +351,11 @@ class BalanceController {
     mu_.setConstant(m / 3, cfg_.mu);
     // The sticking answer W λ = −b first: when it is inside every cone it is the cone
     // problem's solution (all cone multipliers zero), exact, and costs one Cholesky.
-    llt_.compute(W_);
-    if (llt_.info() != Eigen::Success) return Status::singular;
-    lambda_ = llt_.solve(-b_);
+    // (talus's plain-loop Cholesky of the cone workspace: Eigen's LLT of a run-time-sized
+    // matrix references malloc through its blocked path, which firmware images must not link.)
+    if (!detail::cone_cholesky(W_, S(0), m, cone_ws_)) return Status::singular;
+    lambda_ = -b_;
+    detail::cone_chol_solve(cone_ws_, m, lambda_);
     bool inside = true;
     for (int i = 0; i < m / 3; ++i)
       inside = inside && lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2] <=
@@ -459,7 +459,6 @@ class BalanceController {
   Vector3<S> lift_from_ = Vector3<S>::Zero();           ///< where the lifted foot was (world)
   Eigen::Matrix<S, 3, nv> Jf_ = Eigen::Matrix<S, 3, nv>::Zero();  ///< the lowered foot's Jacobian
   typename ConeWs::Matrix W_;
-  Eigen::LLT<typename ConeWs::Matrix> llt_;
   S rho_prev_ = S(0);
   typename ConeWs::Vector b_, lambda_, lambda_prev_;
   Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NumFeet, 1> mu_;
