@@ -55,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     t += (in.byte() + 1) * 1e-3;
     const unsigned lift = in.byte() & 0x0F, touching = in.byte() & 0x0F;
     if (mode & 2) {  // a perturbation of one entry
-      const int i = in.index(19 + 18);
+      const int i = in.byte() % (19 + 18);  // an entry of q or v
       (i < 19 ? q[i] : v[i - 19]) += in.scalar();
     } else {
       in.fill(q);
