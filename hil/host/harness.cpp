@@ -290,6 +290,15 @@ int run(int argc, char** argv) {
           if (fd == LinkFault::duplicate) send(frame);
         }
         ++c.sent;
+        // The receiving side: every accepted command answers seq (fresh) or an older frame (late).
+        auto deliver = [&](const std::vector<std::uint8_t>& f) {
+          for (std::uint8_t b : f)
+            if (parser.feed(b)) {
+              parser.take(cmd);
+              if (cmd.sequence == seq) fresh = true;
+              else ++c.late;
+            }
+        };
         // Wait for the command that answers seq.
         auto on_frame = [&](std::vector<std::uint8_t>& f) {
           if (fu != LinkFault::none && peek_sequence(f) == static_cast<long>(seq)) {
@@ -302,31 +311,15 @@ int run(int argc, char** argv) {
             }
             if (u == LinkFault::bitflip || u == LinkFault::truncate) corrupt(f, u, rng);
             const int copies = u == LinkFault::duplicate ? 2 : 1;
-            for (int r = 0; r < copies; ++r)
-              for (std::uint8_t b : f)
-                if (parser.feed(b)) {
-                  parser.take(cmd);
-                  if (cmd.sequence == seq) fresh = true;
-                  else ++c.late;
-                }
+            for (int r = 0; r < copies; ++r) deliver(f);
             return;
           }
-          for (std::uint8_t b : f)
-            if (parser.feed(b)) {
-              parser.take(cmd);
-              if (cmd.sequence == seq) fresh = true;
-              else ++c.late;
-            }
+          deliver(f);
         };
         if (!pending_up.empty()) {
           std::vector<std::uint8_t> p;
           p.swap(pending_up);
-          for (std::uint8_t b : p)
-            if (parser.feed(b)) {
-              parser.take(cmd);
-              if (cmd.sequence == seq) fresh = true;
-              else ++c.late;
-            }
+          deliver(p);
         }
         const auto t0 = std::chrono::steady_clock::now();
         for (;;) {

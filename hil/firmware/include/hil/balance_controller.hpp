@@ -173,6 +173,7 @@ class BalanceController {
     }
     if (safe_) return damping(out, v_in, ControllerState::safe_damping);
     Status s = balance(t, q, v_in, lift_request, touching, out);
+    if (s == Status::ok && !out.tau.allFinite()) s = Status::overflow;  // `ok` only with a finite command
     if (s != Status::ok) {
       ++talus_failures;
       if (++bad_in_row_ >= cfg_.max_invalid_in_row) safe_ = true;
