@@ -6,6 +6,7 @@
 #include <talus/math/transform.hpp>
 #include <talus/math/inertia.hpp>
 #include <talus/math/quaternion.hpp>
+#include <talus/math/rotation.hpp>
 #include <talus/model/joints.hpp>
 #include <talus/model/tree.hpp>
 #include <talus/model/model.hpp>

@@ -1,0 +1,455 @@
+#pragma once
+/// \file invariant_ekf.hpp
+/// Contact-aided invariant EKF (Hartley, Ghaffari, Eustice, Grizzle, IJRR 2020, the
+/// right-invariant filter with IMU biases): the floating-base state of a legged robot from an
+/// IMU and the forward kinematics of the feet that touch the ground.
+///
+/// **Frames and units.** World W: z up, gravity g = (0, 0, −9.81) m/s² by default (`gravity`).
+/// Base B: the IMU frame (the gyroscope and accelerometer axes; a mounting rotation of the IMU
+/// on the base is applied by the caller, a lever arm is not modelled). State:
+///
+///   R    orientation of B in W (x_W = R x_B)            v  velocity of B's origin, W axes (m/s)
+///   p    position of B's origin in W (m)                d_j position of foot j in W (m), while in contact
+///   b_g  gyroscope bias (rad/s)                          b_a accelerometer bias (m/s²)
+///
+/// The group part X = (R, v, p, d_1..d_K) is an element of SE_{2+K}(3); its error is
+/// right-invariant, X = exp(ξ) X̂, ξ = (ξ_R, ξ_v, ξ_p, ξ_d1..ξ_dK) (world frame), and the bias
+/// error is additive. Covariance P is over [ξ_R ξ_v ξ_p ξ_d1 … ξ_dK ζ_g ζ_a], dimension
+/// 15 + 3K, K = MaxFeet, always the full size: a foot not in contact keeps its rows and columns
+/// zero with 1 on the diagonal (a placeholder that couples to nothing), so every step does the
+/// same work whatever the contacts.
+///
+/// **Propagation** (propagate: gyroscope ω̃ in rad/s, accelerometer ã in m/s² (specific force,
+/// B axes, +9.81 up at rest), step dt in s), ω = ω̃ − b_g, a = ã − b_a:
+///
+///   R⁺ = R exp(ω dt),   v⁺ = v + (R a + g) dt,   p⁺ = p + v dt + ½ (R a + g) dt²,   d⁺ = d
+///   P⁺ = Φ P Φᵀ + Φ Ad Q Adᵀ Φᵀ dt,   Φ = I + A dt   (A, Ad: Hartley 2020 §V-C; first order in dt)
+///
+/// with continuous noise densities Q = diag(σ_g², σ_a², 0, σ_f² per foot, σ_bg², σ_ba²) (ImuNoise).
+/// **Correction** (correct): for each foot j in contact, the measured foot position in B,
+/// s_j (m) with covariance Σ_j (m², B axes; the encoders' noise through the leg Jacobian plus
+/// the kinematic model's error: leg_kinematics.hpp computes both), a right-invariant
+/// observation Y = X⁻¹ b:
+///
+///   z = R̂ s_j − (d̂_j − p̂),   H = [0 0 −I … I(d_j) … 0 0],   N = R̂ Σ_j R̂ᵀ
+///   S = H P Hᵀ + N,   K = P Hᵀ S⁻¹,   δ = K z,   X⁺ = exp(δ_ξ) X̂,   b⁺ = b + δ_b
+///   P⁺ = (I − K H) P (I − K H)ᵀ + K N Kᵀ     (Joseph form: symmetric positive definite for any K)
+///
+/// one foot after the other (the feet's noises are independent, so this equals the stacked
+/// update to first order, with 3×3 inverses only). **Contacts** (set_contacts): a foot that
+/// lands is added as d_j = p̂ + R̂ s_j with ξ_dj = ξ_p + R̂ ε_s (Hartley's augmentation);
+/// a foot that lifts is removed.
+///
+/// **What is observable.** With feet on the ground and gravity, the IMU and the kinematics
+/// determine the velocity, the tilt (roll, pitch), the base height above the stance feet and
+/// the biases (the accelerometer bias along gravity only through the tilt); yaw and the
+/// horizontal position are not observable: their estimates drift (a random walk whose
+/// covariance grows without bound, which is the honest answer). A controller built on this
+/// estimate must use the velocity, the tilt and the position relative to the feet, never the
+/// absolute yaw or horizontal position.
+///
+/// **Bad input** (Status, the estimate kept exactly as it was, failure() says which input):
+/// a gyroscope or accelerometer sample NaN/Inf or at or beyond its range (saturated, ImuRange),
+/// dt not in (0, 0.1] s, a foot index outside 0..MaxFeet−1, a foot position or covariance
+/// NaN/Inf, beyond 10 m or not symmetric positive semidefinite, an innovation covariance that
+/// is not positive definite (singular), or a result that is not finite (overflow). NaN never
+/// enters the state. Nothing allocates; every call does a fixed amount of work.
+#include <array>
+
+#include <Eigen/Cholesky>
+
+#include <talus/math/rotation.hpp>
+#include <talus/model/check.hpp>
+#include <talus/status.hpp>
+
+namespace talus {
+
+/// Continuous-time noise densities of the filter's process model. Defaults: a Bosch BMI088
+/// (datasheet BST-BMI088-DS001: gyroscope 0.014 °/s/√Hz, accelerometer 175 µg/√Hz at ±3 g),
+/// bias random walks and the foot's slip typical of such a part and a rubber foot (tuning
+/// values, not datasheet figures: docs/estimation.md says how to set them).
+template <class S>
+struct ImuNoise {
+  S gyro = S(2.44e-4);             ///< σ_g, rad/s/√Hz
+  S accel = S(1.72e-3);            ///< σ_a, m/s²/√Hz
+  S gyro_bias_walk = S(1e-5);      ///< σ_bg, rad/s²/√Hz
+  S accel_bias_walk = S(1e-4);     ///< σ_ba, m/s³/√Hz
+  S foot_velocity = S(2e-3);       ///< σ_f, m/s/√Hz: how fast a foot in contact may slip
+};
+
+/// Measurement ranges: a sample whose magnitude on any axis reaches the range is saturated.
+/// Defaults: BMI088 at its widest settings (±2000 °/s, ±24 g).
+template <class S>
+struct ImuRange {
+  S gyro = S(34.9);     ///< rad/s
+  S accel = S(235.0);   ///< m/s²
+};
+
+/// Standard deviations of the initial estimate (init).
+template <class S>
+struct InitialUncertainty {
+  S tilt = S(0.02);        ///< rad, roll and pitch
+  S yaw = S(0.02);         ///< rad
+  S velocity = S(0.05);    ///< m/s
+  S position = S(0.01);    ///< m
+  S gyro_bias = S(0.005);  ///< rad/s
+  S accel_bias = S(0.05);  ///< m/s²
+};
+
+enum class EstimatorFailureReason : unsigned char {
+  none = 0,
+  not_initialized,   ///< propagate/correct before init
+  gyro_invalid,      ///< NaN/Inf gyroscope sample
+  gyro_saturated,    ///< |ω̃ᵢ| ≥ ImuRange::gyro
+  accel_invalid,     ///< NaN/Inf accelerometer sample
+  accel_saturated,   ///< |ãᵢ| ≥ ImuRange::accel
+  dt_invalid,        ///< dt not in (0, 0.1] s
+  foot_out_of_range, ///< foot index not in 0..MaxFeet−1
+  foot_invalid,      ///< foot position or covariance NaN/Inf, beyond 10 m, or not PSD
+  initial_invalid,   ///< init: R not a rotation, a NaN, or an uncertainty ≤ 0
+  noise_invalid,     ///< a noise density or range ≤ 0 or NaN
+  singular,          ///< an innovation covariance not positive definite
+  overflow,          ///< a result not finite (the estimate was kept)
+};
+
+constexpr const char* to_string(EstimatorFailureReason r) {
+  switch (r) {
+    case EstimatorFailureReason::none: return "none";
+    case EstimatorFailureReason::not_initialized: return "not_initialized";
+    case EstimatorFailureReason::gyro_invalid: return "gyro_invalid";
+    case EstimatorFailureReason::gyro_saturated: return "gyro_saturated";
+    case EstimatorFailureReason::accel_invalid: return "accel_invalid";
+    case EstimatorFailureReason::accel_saturated: return "accel_saturated";
+    case EstimatorFailureReason::dt_invalid: return "dt_invalid";
+    case EstimatorFailureReason::foot_out_of_range: return "foot_out_of_range";
+    case EstimatorFailureReason::foot_invalid: return "foot_invalid";
+    case EstimatorFailureReason::initial_invalid: return "initial_invalid";
+    case EstimatorFailureReason::noise_invalid: return "noise_invalid";
+    case EstimatorFailureReason::singular: return "singular";
+    case EstimatorFailureReason::overflow: return "overflow";
+  }
+  return "unknown";
+}
+
+struct EstimatorFailure {
+  Status status = Status::ok;
+  EstimatorFailureReason reason = EstimatorFailureReason::none;
+  int foot = -1;  ///< the foot concerned, or −1
+};
+
+/// One foot's kinematic measurement: position in the base (IMU) frame and its covariance.
+template <class S>
+struct FootMeasurement {
+  Vector3<S> position = Vector3<S>::Zero();                 ///< s_j, B axes (m)
+  Matrix3<S> covariance = Matrix3<S>::Identity() * S(1e-6);  ///< Σ_j, B axes (m²)
+};
+
+/// What the last correct() did, for a firmware's log.
+template <class S, int MaxFeet>
+struct EstimatorReport {
+  int feet_in_contact = 0;
+  /// Normalized innovation squared zᵀS⁻¹z of each foot corrected (χ²(3): mean 3, 95 % below
+  /// 7.81 when the filter is consistent); 0 for a foot not corrected.
+  std::array<S, MaxFeet> nis{};
+  S max_nis = S(0);
+};
+
+template <class S, int MaxFeet>
+class InvariantEkf {
+  static_assert(MaxFeet >= 1, "talus::InvariantEkf needs MaxFeet >= 1");
+
+ public:
+  static constexpr int max_feet = MaxFeet;
+  static constexpr int dim = 15 + 3 * MaxFeet;  ///< covariance dimension
+  static constexpr int iR = 0, iv = 3, ip = 6, id = 9, ibg = 9 + 3 * MaxFeet, iba = 12 + 3 * MaxFeet;
+  using Covariance = Eigen::Matrix<S, dim, dim>;
+  using Gain = Eigen::Matrix<S, dim, 3>;
+  using Strip = Eigen::Matrix<S, 3, dim>;
+
+  ImuNoise<S> noise;
+  ImuRange<S> range;
+  Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));
+
+  /// Starts the estimate at (R, v, p) with zero biases and no foot in contact; P from sigma.
+  Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
+    using std::abs;
+    const bool rotation_ok = all_finite(R) && (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
+                             R.determinant() > S(0);
+    if (!rotation_ok || !all_finite(v) || !all_finite(p) || !uncertainty_valid(sigma))
+      return fail(Status::invalid_input, EstimatorFailureReason::initial_invalid, -1);
+    R_ = rotation_renormalize(R);
+    v_ = v;
+    p_ = p;
+    bg_.setZero();
+    ba_.setZero();
+    P_.setIdentity();
+    // tilt and yaw in world axes: σ² of the world x, y components is the tilt's, z the yaw's
+    P_.template block<3, 3>(iR, iR) = Vector3<S>(sq(sigma.tilt), sq(sigma.tilt), sq(sigma.yaw)).asDiagonal();
+    P_.template block<3, 3>(iv, iv) = Matrix3<S>::Identity() * sq(sigma.velocity);
+    P_.template block<3, 3>(ip, ip) = Matrix3<S>::Identity() * sq(sigma.position);
+    P_.template block<3, 3>(ibg, ibg) = Matrix3<S>::Identity() * sq(sigma.gyro_bias);
+    P_.template block<3, 3>(iba, iba) = Matrix3<S>::Identity() * sq(sigma.accel_bias);
+    for (int j = 0; j < MaxFeet; ++j) {
+      d_[j].setZero();
+      contact_[j] = false;
+    }
+    initialized_ = true;
+    report_ = EstimatorReport<S, MaxFeet>{};
+    return succeed();
+  }
+
+  /// Orientation at rest from one accelerometer sample (specific force, B axes): roll and
+  /// pitch so that R ã points along −gravity, yaw zero. For init at start-up.
+  static Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
+    const Vector3<S> up_b = accel.normalized();  // world z seen in B
+    // the rotation taking up_b to e_z with no yaw: R = rotation about (up_b × e_z)
+    const Vector3<S> ez = Vector3<S>::UnitZ();
+    const Vector3<S> axis = up_b.cross(ez);
+    const S s = axis.norm(), c = up_b.dot(ez);
+    if (s < S(1e-12)) return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
+    using std::atan2;
+    return rotation_exp<S>(axis / s * atan2(s, c));
+  }
+
+  /// One IMU step: ω̃ (rad/s) and ã (m/s², specific force), both B axes, over dt (s).
+  Status propagate(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
+    if (Status s = check_imu(gyro, accel, dt); s != Status::ok) return s;
+    const Vector3<S> w = gyro - bg_, a = accel - ba_;
+    const Vector3<S> world_acc = R_ * a + gravity;
+    // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45)
+    phi_rows(P_, dt, T_);                 // T = Φ P
+    Covariance& B = scratch_;
+    B = T_.transpose();
+    phi_rows(B, dt, T_);                  // T = Φ (Φ P)ᵀ = Φ P Φᵀ (P symmetric)
+    add_process_noise(T_, dt);
+    const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
+    const Vector3<S> v_next = v_ + world_acc * dt;
+    const Vector3<S> p_next = p_ + v_ * dt + S(0.5) * world_acc * dt * dt;
+    if (!all_finite(T_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next))
+      return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
+    P_ = S(0.5) * (T_ + T_.transpose());
+    R_ = R_next;
+    v_ = v_next;
+    p_ = p_next;
+    return succeed();
+  }
+
+  /// Which feet touch the ground now. A foot that lands is added at p̂ + R̂ s_j from its
+  /// measurement; a foot that lifts is removed. feet[j] is read only for a landing foot.
+  Status set_contacts(const std::array<bool, MaxFeet>& contact, const std::array<FootMeasurement<S>, MaxFeet>& feet) {
+    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact[j] && !contact_[j] && !foot_valid(feet[j])) return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
+    for (int j = 0; j < MaxFeet; ++j) {
+      if (contact[j] && !contact_[j]) add_foot(j, feet[j]);
+      if (!contact[j] && contact_[j]) remove_foot(j);
+    }
+    return succeed();
+  }
+
+  /// Corrects with the kinematics of every foot in contact (feet[j] for those j).
+  Status correct(const std::array<FootMeasurement<S>, MaxFeet>& feet) {
+    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j] && !foot_valid(feet[j])) return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
+    // work on a copy: a failure part-way keeps the estimate as it was
+    State saved = state();
+    saved_P_ = P_;
+    EstimatorReport<S, MaxFeet> rep;
+    for (int j = 0; j < MaxFeet; ++j) {
+      if (!contact_[j]) continue;
+      ++rep.feet_in_contact;
+      const Status s = correct_foot(j, feet[j], rep.nis[j]);
+      if (s != Status::ok) {
+        restore(saved);
+        P_ = saved_P_;
+        return s;
+      }
+      if (rep.nis[j] > rep.max_nis) rep.max_nis = rep.nis[j];
+    }
+    report_ = rep;
+    return succeed();
+  }
+
+  // ---- reading ------------------------------------------------------------------------
+  struct State {
+    Matrix3<S> R;
+    Vector3<S> v, p, gyro_bias, accel_bias;
+    std::array<Vector3<S>, MaxFeet> feet;
+    std::array<bool, MaxFeet> contact;
+  };
+  State state() const { return State{R_, v_, p_, bg_, ba_, d_, contact_}; }
+  const Matrix3<S>& rotation() const { return R_; }
+  const Vector3<S>& velocity() const { return v_; }             ///< world axes (m/s)
+  Vector3<S> body_velocity() const { return R_.transpose() * v_; }  ///< B axes (m/s)
+  const Vector3<S>& position() const { return p_; }
+  const Vector3<S>& gyro_bias() const { return bg_; }
+  const Vector3<S>& accel_bias() const { return ba_; }
+  const Vector3<S>& foot_position(int j) const { return d_[j >= 0 && j < MaxFeet ? j : 0]; }
+  bool in_contact(int j) const { return j >= 0 && j < MaxFeet && contact_[j]; }
+  bool initialized() const { return initialized_; }
+  const Covariance& covariance() const { return P_; }
+  const EstimatorReport<S, MaxFeet>& report() const { return report_; }
+  const EstimatorFailure& failure() const { return failure_; }
+
+ private:
+  static S sq(S x) { return x * x; }
+  static bool uncertainty_valid(const InitialUncertainty<S>& u) {
+    const S xs[] = {u.tilt, u.yaw, u.velocity, u.position, u.gyro_bias, u.accel_bias};
+    for (S x : xs)
+      if (!(x > S(0) && x < S(1e6))) return false;
+    return true;
+  }
+  bool noise_valid() const {
+    const S xs[] = {noise.gyro, noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk, noise.foot_velocity, range.gyro, range.accel};
+    for (S x : xs)
+      if (!(x > S(0) && x < S(1e6))) return false;
+    return all_finite(gravity) && gravity.norm() < S(1e3);
+  }
+  static bool foot_valid(const FootMeasurement<S>& f) {
+    if (!all_finite(f.position) || !all_finite(f.covariance) || !(f.position.cwiseAbs().maxCoeff() <= S(10))) return false;
+    const Matrix3<S>& C = f.covariance;
+    using std::abs;
+    const S scale = C.cwiseAbs().maxCoeff();
+    if (!(scale < S(1e6)) || (C - C.transpose()).cwiseAbs().maxCoeff() > S(1e-6) * scale) return false;
+    // positive semidefinite: the leading principal minors of C + tiny·I are ≥ 0
+    return C(0, 0) >= S(0) && C(1, 1) >= S(0) && C(2, 2) >= S(0) &&
+           C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale && C.determinant() >= -S(1e-6) * scale * scale * scale;
+  }
+
+  Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
+    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
+    if (!noise_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
+    if (!all_finite(gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_invalid, -1);
+    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
+    if (!all_finite(accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_invalid, -1);
+    if (!(accel.cwiseAbs().maxCoeff() < range.accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
+    if (!(dt > S(0) && dt <= S(0.1))) return fail(Status::invalid_input, EstimatorFailureReason::dt_invalid, -1);
+    return Status::ok;
+  }
+
+  /// out = Φ M for Φ = I + A dt (A of the right-invariant error with biases, state before the
+  /// step): only the rows of R, v, p and the feet in contact change, each by a few 3×3 blocks.
+  void phi_rows(const Covariance& M, S dt, Covariance& out) const {
+    out = M;
+    const Matrix3<S> R_dt = R_ * dt;
+    const auto Mbg = M.template middleRows<3>(ibg);
+    const auto Mba = M.template middleRows<3>(iba);
+    out.template middleRows<3>(iR).noalias() -= R_dt * Mbg;
+    out.template middleRows<3>(iv).noalias() += (skew<S>(gravity) * dt) * M.template middleRows<3>(iR);
+    out.template middleRows<3>(iv).noalias() -= (skew<S>(v_) * R_dt) * Mbg;
+    out.template middleRows<3>(iv).noalias() -= R_dt * Mba;
+    out.template middleRows<3>(ip).noalias() += dt * M.template middleRows<3>(iv);
+    out.template middleRows<3>(ip).noalias() -= (skew<S>(p_) * R_dt) * Mbg;
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j]) out.template middleRows<3>(id + 3 * j).noalias() -= (skew<S>(d_[j]) * R_dt) * Mbg;
+  }
+
+  /// P += Φ Ad Q Adᵀ Φᵀ dt to first order in dt: Ad Q Adᵀ dt. With isotropic densities the
+  /// rotations cancel (R σ² I Rᵀ = σ² I): the gyroscope's noise enters every group block
+  /// through [I; v^; p^; d^] (a 3-column block W), the others on their own diagonal.
+  void add_process_noise(Covariance& P, S dt) const {
+    Eigen::Matrix<S, dim, 3> W = Eigen::Matrix<S, dim, 3>::Zero();
+    W.template middleRows<3>(iR).setIdentity();
+    W.template middleRows<3>(iv) = skew<S>(v_);
+    W.template middleRows<3>(ip) = skew<S>(p_);
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j]) W.template middleRows<3>(id + 3 * j) = skew<S>(d_[j]);
+    P.noalias() += (sq(noise.gyro) * dt) * (W * W.transpose());
+    P.template block<3, 3>(iv, iv).diagonal().array() += sq(noise.accel) * dt;
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j]) P.template block<3, 3>(id + 3 * j, id + 3 * j).diagonal().array() += sq(noise.foot_velocity) * dt;
+    P.template block<3, 3>(ibg, ibg).diagonal().array() += sq(noise.gyro_bias_walk) * dt;
+    P.template block<3, 3>(iba, iba).diagonal().array() += sq(noise.accel_bias_walk) * dt;
+  }
+
+  void add_foot(int j, const FootMeasurement<S>& f) {
+    const int k = id + 3 * j;
+    d_[j] = p_ + R_ * f.position;
+    // ξ_d = ξ_p + R ε_s: the new rows and columns copy p's, plus the measurement's noise
+    P_.template middleRows<3>(k) = P_.template middleRows<3>(ip);
+    P_.template middleCols<3>(k) = P_.template middleCols<3>(ip);
+    P_.template block<3, 3>(k, k) = P_.template block<3, 3>(ip, ip) + R_ * f.covariance * R_.transpose();
+    contact_[j] = true;
+  }
+  void remove_foot(int j) {
+    const int k = id + 3 * j;
+    P_.template middleRows<3>(k).setZero();
+    P_.template middleCols<3>(k).setZero();
+    P_.template block<3, 3>(k, k).setIdentity();
+    d_[j].setZero();
+    contact_[j] = false;
+  }
+
+  Status correct_foot(int j, const FootMeasurement<S>& f, S& nis) {
+    const int k = id + 3 * j;
+    const Vector3<S> z = R_ * f.position - (d_[j] - p_);
+    const Matrix3<S> N = R_ * f.covariance * R_.transpose();
+    // P Hᵀ = P(:, d_j) − P(:, p);  H P Hᵀ from its rows
+    const Gain PHt = P_.template middleCols<3>(k) - P_.template middleCols<3>(ip);
+    const Matrix3<S> HPHt = PHt.template middleRows<3>(k) - PHt.template middleRows<3>(ip);
+    Matrix3<S> Sm = HPHt + N;
+    Sm = S(0.5) * (Sm + Sm.transpose());
+    const Eigen::LLT<Matrix3<S>> llt(Sm);
+    if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().minCoeff() > S(0)))
+      return fail(Status::singular, EstimatorFailureReason::singular, j);
+    const Gain K = llt.solve(PHt.transpose()).transpose();  // K = P Hᵀ S⁻¹ (S symmetric)
+    nis = z.dot(llt.solve(z));
+    const Eigen::Matrix<S, dim, 1> delta = K * z;
+    // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ, with (I − K H) M = M − K (M(d_j,:) − M(p,:))
+    Covariance& A = scratch_;
+    A = P_;
+    A.noalias() -= K * (P_.template middleRows<3>(k) - P_.template middleRows<3>(ip));
+    T_ = A;
+    T_.noalias() -= (A.template middleCols<3>(k) - A.template middleCols<3>(ip)) * K.transpose();
+    T_.noalias() += K * N * K.transpose();
+    if (!all_finite(T_) || !all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
+    apply_correction(delta);
+    P_ = S(0.5) * (T_ + T_.transpose());
+    return Status::ok;
+  }
+
+  /// X ← exp(δ_ξ) X, b ← b + δ_b.
+  void apply_correction(const Eigen::Matrix<S, dim, 1>& delta) {
+    const Vector3<S> phi = delta.template segment<3>(iR);
+    const Matrix3<S> dR = rotation_exp<S>(phi), J = rotation_left_jacobian<S>(phi);
+    R_ = rotation_renormalize<S>(dR * R_);
+    v_ = dR * v_ + J * delta.template segment<3>(iv);
+    p_ = dR * p_ + J * delta.template segment<3>(ip);
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j]) d_[j] = dR * d_[j] + J * delta.template segment<3>(id + 3 * j);
+    bg_ += delta.template segment<3>(ibg);
+    ba_ += delta.template segment<3>(iba);
+  }
+
+  void restore(const State& s) {
+    R_ = s.R;
+    v_ = s.v;
+    p_ = s.p;
+    bg_ = s.gyro_bias;
+    ba_ = s.accel_bias;
+    d_ = s.feet;
+    contact_ = s.contact;
+  }
+
+  Status fail(Status s, EstimatorFailureReason r, int foot) {
+    failure_ = EstimatorFailure{s, r, foot};
+    return s;
+  }
+  Status succeed() {
+    failure_ = EstimatorFailure{};
+    return Status::ok;
+  }
+
+  Matrix3<S> R_ = Matrix3<S>::Identity();
+  Vector3<S> v_ = Vector3<S>::Zero(), p_ = Vector3<S>::Zero(), bg_ = Vector3<S>::Zero(), ba_ = Vector3<S>::Zero();
+  std::array<Vector3<S>, MaxFeet> d_{};
+  std::array<bool, MaxFeet> contact_{};
+  Covariance P_ = Covariance::Identity();
+  Covariance T_ = Covariance::Zero(), scratch_ = Covariance::Zero(), saved_P_ = Covariance::Zero();
+  EstimatorReport<S, MaxFeet> report_{};
+  EstimatorFailure failure_{};
+  bool initialized_ = false;
+};
+
+}  // namespace talus
