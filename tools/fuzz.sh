@@ -1,23 +1,24 @@
 #!/usr/bin/env bash
 # Fuzz campaign with clang + libFuzzer (fuzz/README.md).
 #
-#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|all] [seconds-per-target]
+#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|
+#                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|all] [seconds-per-target]
 #
 # Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
 # asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
-# three ≈ 18 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
+# nine ≈ 54 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
 # OOMs do not stop the campaign), saves findings to fuzz/findings/<target>/, merges inputs with
 # new coverage into fuzz/corpus/<target>/ (-merge=1), and prints executions, exec/s, libFuzzer's
 # cov/ft counters and findings. With COVERAGE=1 (default) it then builds replay binaries with
 # -fprofile-instr-generate -fcoverage-mapping into build/fuzz-cov, replays the corpus and
-# prints line coverage of include/talus (llvm-profdata-14 / llvm-cov-14). COVERAGE=0 skips it.
+# prints line coverage of include/talus and hil/ (llvm-profdata-14 / llvm-cov-14). COVERAGE=0 skips it.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 what=${1:-all}
 secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
-all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact)
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
 if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
 
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \
@@ -72,8 +73,8 @@ if [[ $coverage == 1 ]]; then
     objs+=(-object "$rbin")
   done
   llvm-profdata-14 merge -sparse "$cov"/*.profraw -o "$cov/all.profdata"
-  echo "== line coverage of include/talus (corpus replay, ${targets[*]})"
-  llvm-cov-14 report "${objs[@]:1}" -instr-profile="$cov/all.profdata" "$root/include/talus" | tail -40
+  echo "== line coverage of include/talus and hil/ (corpus replay, ${targets[*]})"
+  llvm-cov-14 report "${objs[@]:1}" -instr-profile="$cov/all.profdata" "$root/include/talus" "$root/hil" | tail -60
 fi
 
 echo "== summary"

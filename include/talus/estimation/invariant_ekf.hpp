@@ -369,7 +369,8 @@ class InvariantEkf {
     // ξ_d = ξ_p + R ε_s: the new rows and columns copy p's, plus the measurement's noise
     P_.template middleRows<3>(k) = P_.template middleRows<3>(ip);
     P_.template middleCols<3>(k) = P_.template middleCols<3>(ip);
-    P_.template block<3, 3>(k, k) = P_.template block<3, 3>(ip, ip) + R_ * f.covariance * R_.transpose();
+    const Matrix3<S> N = R_ * f.covariance * R_.transpose();
+    P_.template block<3, 3>(k, k) = P_.template block<3, 3>(ip, ip) + S(0.5) * (N + N.transpose());
     contact_[j] = true;
   }
   void remove_foot(int j) {
