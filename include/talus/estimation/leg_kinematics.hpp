@@ -17,7 +17,7 @@
 /// v = [ω; v; q̇_J]). B is the root body's frame; an IMU mounted with a rotation gives its
 /// samples in B after the caller rotates them (a lever arm is not modelled).
 /// Status: invalid_input for a non-finite or out-of-limits q_J, an unknown frame, or σ not in
-/// [0, 1e3); outputs are then zero. Nothing allocates; the work is one kinematic sweep.
+/// [0, 1e3), overflow for a non-finite result; every foot's output is then zero. Nothing allocates; the work is one kinematic sweep.
 #include <array>
 
 #include <talus/algorithms/jacobians.hpp>
@@ -47,16 +47,21 @@ Status leg_kinematics(const ModelT& model, Data<ModelT>& data, const JointPositi
   q.template tail<ModelT::nq - 7>() = q_joints;
   if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
   typename ModelT::Jacobian6 J;
-  for (std::size_t j = 0; j < NFeet; ++j) {
+  Status s = Status::ok;
+  for (std::size_t j = 0; j < NFeet && s == Status::ok; ++j) {
     Transform<S> oMf;
-    if (Status s = frame_placement(model, data, foot_frames[j], oMf); s != Status::ok) return s;
-    if (Status s = frame_jacobian(model, data, foot_frames[j], ReferenceFrame::local_world_aligned, J); s != Status::ok) return s;
+    s = frame_placement(model, data, foot_frames[j], oMf);
+    if (s == Status::ok) s = frame_jacobian(model, data, foot_frames[j], ReferenceFrame::local_world_aligned, J);
+    if (s != Status::ok) break;
     const auto Jq = J.template block<3, ModelT::nv - 6>(3, 6);
     feet[j].position = oMf.p;
     feet[j].covariance.noalias() = (encoder_std * encoder_std) * (Jq * Jq.transpose());
     feet[j].covariance.diagonal().array() += model_std * model_std;
+    if (!all_finite(feet[j].position) || !all_finite(feet[j].covariance)) s = Status::overflow;
   }
-  return Status::ok;
+  if (s != Status::ok)  // no foot half-written: all zero on any failure
+    for (auto& f : feet) f = FootMeasurement<S>{Vector3<S>::Zero(), Matrix3<S>::Zero()};
+  return s;
 }
 
 }  // namespace talus
