@@ -517,7 +517,7 @@ struct Constraints {
         config(), vec(), r.byte() % 3, 0, {}, r.byte()};
     in.target_rows = r.byte() % (MR + 1);
     for (auto& x : in.t) x = r.scalar();
-    struct Out { Status bind; int m; Solve direct, range, null, art; };
+    struct Out { Status bind; int m; Solve direct, range, null, art, prox; int prox_iterations; double prox_residual, prox_tolerance; };
     auto o = std::make_unique<Out>();
     twice("impulses", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -537,13 +537,25 @@ struct Constraints {
       s = talus::compute_impulse_articulated(model, d, cs, in.q, in.v, x, tp);
       record(out.art, s, x, d, cs);
       out.art.H = out.range.H;  // no H: the equations are checked with range space's
+      talus::ProximalReport<double> rep;
+      s = talus::compute_impulse_proximal(model, d, cs, in.q, in.v, x, talus::ProximalSettings<double>{}, rep, tp);
+      record(out.prox, s, x, d, cs);
+      out.prox_iterations = rep.iterations;
+      out.prox_residual = rep.residual;
+      out.prox_tolerance = rep.tolerance;
     });
     const bool wrong_size = in.target_mode == 2 && in.target_rows != o->m;
-    const Solve* all[4] = {&o->direct, &o->range, &o->null, &o->art};
-    const char* names[4] = {"compute_impulse_direct", "compute_impulse_range_space", "compute_impulse_null_space",
-                            "compute_impulse_articulated"};
+    // proximal (a redundant set too, where the others say singular): its equations, its report,
+    // and v⁺ against the reference (not Λ: its error grows as eps·‖D‖/μ, forward_dynamics_proximal.hpp)
+    const Solve* all[5] = {&o->direct, &o->range, &o->null, &o->art, &o->prox};
+    const char* names[5] = {"compute_impulse_direct", "compute_impulse_range_space", "compute_impulse_null_space",
+                            "compute_impulse_articulated", "compute_impulse_proximal"};
+    if (o->prox.s == Status::ok && !(o->prox_residual <= o->prox_tolerance))
+      finding(names[4], o->prox.s, "ok with a residual above its tolerance");
+    if (o->prox.s != Status::ok && o->prox.s != Status::not_converged && o->prox_iterations != 0)
+      finding(names[4], o->prox.s, "report not zero");
     if (in.method % 6 == 5 && o->direct.s == Status::ok) finding(names[0], o->direct.s, "ok with a KKTMethod outside the enumerators");
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 5; ++k) {
       const Solve& s = *all[k];
       check_solve_output(names[k], s);
       if (k == 3 && o->range.s != Status::ok) continue;  // its equations are checked with range space's H
@@ -575,6 +587,11 @@ struct Constraints {
       check_agree(names[1], o->range, *ref);
       check_agree(names[2], o->null, *ref);
       check_agree(names[3], o->art, *ref);
+      if (o->prox.s == Status::ok) {
+        Tol t{*ref};
+        check_scaled(names[4], "v+ vs the reference method", max_abs((o->prox.x - ref->x).eval()), 1 + max_abs(ref->x),
+                     1e-8 * ref->ps * ref->ps, t);
+      }
     }
   }
 

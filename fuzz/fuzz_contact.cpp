@@ -1047,8 +1047,8 @@ struct ContactFuzz {
     const auto& c = in->opt.lcp.covering;
     if (c.size() == 0) return true;
     if (c.size() != unknowns) return false;
-    for (int i = 0; i < c.size(); ++i)
-      if (!(c(i) > 0 && c(i) <= 1e9)) return false;
+    for (int i = 0; i < c.size(); ++i)  // a 0 is valid where the LCP's qᵢ ≥ 0, which is not known here
+      if (!(c(i) >= 0 && c(i) <= 1e9)) return false;
     return true;
   }
   bool cone_options_valid() const {
@@ -1127,22 +1127,6 @@ struct ContactFuzz {
       finding(fn, s, "invalid input not refused with invalid_input", buf);
     }
     if (I.bilateral && b.bil_bind != Status::ok && s == Status::ok) finding(fn, s, "ok with a bilateral set that is not bound");
-    if (level == acc && (sol == pgs || sol == admm) && R.ok && ok) {
-      // an exact-cone contact that slides (mode sliding / classify above sliding_speed) has no
-      // acceleration-level cone problem: refused (cone_not_supported)
-      for (int i = 0; i < b.size; ++i) {
-        const Snap& c = b.contacts[static_cast<std::size_t>(i)];
-        if (!c.active || c.mode == 1) continue;
-        const V3 vt = R.vp[static_cast<std::size_t>(i)];
-        const double v1 = c.t1.dot(vt), v2 = c.t2.dot(vt), sp = std::sqrt(v1 * v1 + v2 * v2);
-        const double slack = 64 * nv * 2.2e-16 * (R.J[static_cast<std::size_t>(i)].cwiseAbs() * I.v.cwiseAbs()).maxCoeff();
-        const double thr = c.mode == 2 ? 0.0 : in_sliding_speed();
-        if (sp > thr + slack) {
-          std::snprintf(buf, sizeof buf, "contact %d mode %d: tangential speed %.3g > %.3g", i, static_cast<int>(c.mode), sp, thr);
-          finding(fn, s, "ok with a sliding exact-cone contact at acceleration level", buf);
-        }
-      }
-    }
     if (sol == lemke && !lcp_options_valid() && ok) finding(fn, s, "ok with invalid LCP options");
     if (sol == lemke && ok && !covering_valid(o.unknowns)) finding(fn, s, "ok with a covering vector that does not fit the LCP");
     if ((sol == pgs || sol == admm) && !cone_options_valid() && ok) finding(fn, s, "ok with invalid cone-solver options");
@@ -1348,7 +1332,7 @@ struct ContactFuzz {
         if (!(wn >= -tau_c * s_w)) report("ok but a contact penetrates (w_n < 0)", "contact", i, -wn, tau_c * s_w);
         if (!(std::fabs(fn_ * wn) <= tau_c * s_z * s_w)) report("ok but f_n w_n != 0 (complementarity)", "contact", i, std::fabs(fn_ * wn), tau_c * s_z * s_w);
       }
-      if (lem && slide) {  // kinetic friction against v_t
+      if (slide) {  // kinetic friction against v_t (Lemke's polygon and, at acceleration level, an exact cone)
         const V3 vt = R.vp[static_cast<std::size_t>(i)];
         const double v1 = c.t1.dot(vt), v2 = c.t2.dot(vt), sp = std::sqrt(v1 * v1 + v2 * v2);
         const double vs = (Jc[i].cwiseAbs() * I.v.cwiseAbs()).maxCoeff();
@@ -1414,8 +1398,8 @@ struct ContactFuzz {
         if (!(std::fabs(f * wl) <= ta + tau_c * s_z * s_w)) report("ok but f w != 0 at a limit (complementarity)", "limit row", 2 * l + side, std::fabs(f * wl), tau_c * s_z * s_w);
       }
     }
-    // the sliding classification (Lemke, acceleration level)
-    if (level == acc && lem) {
+    // the sliding classification (acceleration level: Lemke's polygon and the exact cone alike)
+    if (level == acc) {
       for (int i = 0; i < b.size; ++i) {
         if (part[static_cast<std::size_t>(i)] != 1) continue;
         const Snap& c = b.contacts[static_cast<std::size_t>(i)];

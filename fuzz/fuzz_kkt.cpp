@@ -5,7 +5,8 @@
 // invalid_input with zero outputs, never memory corruption (ASan) or a heap call.
 // Byte 0: bit 0 model (pendulum, chain), bit 1 MR (2, 4), bits 2..7 method; byte 1: flags
 // (bit 0 raw doubles, bit 1 normalise quaternions, bit 2 H from crba (else raw), bits 3..4
-// shape faults); then the sizes and numbers.
+// shape faults); then the sizes and numbers. With TALUS_FUZZ_KKT_RESIDUALS set, each ok
+// direct solve prints its backward error in units of n ε (the tolerance is 64).
 #include <memory>
 
 #include <Eigen/SVD>
@@ -47,7 +48,7 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   const double tol = r.scalar();
   const int method = method_byte % 8;  // 0..4 direct decompositions, 5 range space, 6 null space, 7 direct, bad method
 
-  struct Out { Status fac, s; V x; Lambda lambda; typename M::MatrixNV H; };
+  struct Out { Status fac, s; V x; Lambda lambda; typename M::MatrixNV H; double res = 0, res_tol = 0; };
   auto run = [&](Out& o) {
     auto data = std::make_unique<talus::Data<M>>();
     auto ws = std::make_unique<WS>();
@@ -67,6 +68,8 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
       if (method == 6) return talus::solve_kkt_null_space(data->H, b, G, g, *ws, o.x, o.lambda);
       return talus::solve_kkt_direct(data->H, b, G, g, static_cast<talus::KKTMethod>(5 + method_byte / 8), *ws, o.x, o.lambda);
     });
+    o.res = ws->kkt_residual;
+    o.res_tol = ws->kkt_residual_tolerance;
   };
   auto o1 = std::make_unique<Out>(), o2 = std::make_unique<Out>();
   run(*o1);
@@ -86,6 +89,11 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   if (method == 7 && o.s == Status::ok) finding(name, o.s, "ok with a KKTMethod outside the enumerators");
   if (o.s != Status::ok || bad_shape) return;
   if (o.lambda.size() != rows) finding(name, o.s, "ok but lambda does not have one entry per row of G");
+  // the direct method's own acceptance check: ok only with its backward error within its tolerance
+  if (method < 5 && !(o.res >= 0 && o.res <= o.res_tol && o.res_tol > 0))
+    finding(name, o.s, "ok but the reported residual is not within its reported tolerance");
+  if (method < 5 && std::getenv("TALUS_FUZZ_KKT_RESIDUALS"))
+    std::fprintf(stderr, "kkt residual method %d n %d ratio %.3g\n", method, nv + rows, o.res / ((nv + rows) * 2.220446049250313e-16));
   // H x − Gᵀ λ = b and G x = g, relative to the magnitudes and the KKT condition number
   const Eigen::MatrixXd Gd = G;
   const Eigen::VectorXd l = o.lambda;

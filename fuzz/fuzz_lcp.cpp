@@ -64,7 +64,10 @@ void run_lcp(std::uint8_t b0, Reader& r) {
       o.covering.resize(size);
       for (int i = 0; i < size; ++i) o.covering(i) = static_cast<S>(r.scalar());
       opt_invalid |= size != n;
-      for (int i = 0; i < size; ++i) opt_invalid |= !(o.covering(i) > S(0) && o.covering(i) <= S(1e9));
+      // entries ≥ 0, and > 0 where qᵢ < 0 (zeros elsewhere: lcp_lemke.hpp, "Covering vectors with zeros")
+      for (int i = 0; i < size; ++i)
+        opt_invalid |= !(o.covering(i) >= S(0) && o.covering(i) <= S(1e9)) ||
+                       (o.covering(i) == S(0) && i < n && static_cast<S>(qd(i)) < S(0));
     }
   }
   o.retry_covering = !(b0 & 32);

@@ -32,10 +32,10 @@
 //   double: the same 32·eps_d·κ (≤ 2.4e-9 at κ_f = 3.4e5), and at least 1e-12 (target_test's
 //   measured margin). Measured (README): ≤ 6.6e-13 = 2.3e-17·κ (aarch64, M7: fused
 //   multiply-adds), a margin of 300.
-//   float: 32·eps_f·κ (≤ 0.11 for q̈ at state 6, where the bilateral solve needs 0.066 too).
-//   The host's float run reaches 0.21·eps_f·κ in the moving variant; in the rest variant
-//   20·eps_f·κ_f (state 6's forces: a less accurate float Lemke answer, see the limitation
-//   below).
+//   float: 32·eps_f·κ (≤ 0.11 for q̈ at state 6, where the bilateral solve needs 0.066 too),
+//   at every state. The host's float run (with the active-set recovery) reaches 0.21·eps_f·κ_q̈
+//   and 0.056·eps_f·κ_f in both Lemke variants (rest: 0.21, 0.050; without the recovery it was
+//   73·eps_f·κ_q̈ and 43·eps_f·κ_f, state 7 beyond the tolerance).
 // Lemke's pivots: equal to the host's in double at every state. In float only where the
 //   answer cannot change its active set under the float perturbation (margin from degeneracy
 //   > 32·eps_f·max(κ_q̈, κ_f), both in the reference header) and only for the moving variant:
@@ -43,14 +43,13 @@
 //   foot's β are not unique), so the lexicographic rule's ties, decided within float rounding
 //   bounds, may take a different (equally valid) path: the host's own float run takes 19
 //   instead of 21 pivots at state 10, where every foot lifts. Reported, not compared, there.
-// Lemke in float, known limitation (targets/README.md): at state 7 of the rest variant the
-//   float solve returns ok 4.4 % off in q̈, 2.3× the tolerance 32·eps_f·κ (states 3 and 13 did
-//   too until lcp_lemke.hpp's check scaled each row by its own terms and z₀'s tie window was
-//   made relative; they are compared now). The host's float run of the same code gives the
-//   same numbers (cause traced in targets/README.md: float Lemke's z error, 1.6·κ(basis)·eps_f,
-//   amplified ×34 into a q̈ that nearly cancels), and the reference header records its errors: where the host's float run is
-//   beyond the tolerance (or failed), the target's result is printed as KNOWN and not
-//   compared; everywhere else it must pass. Double is not affected.
+// Lemke in float: until the active-set recovery (talus/contact/active_set_recovery.hpp), the
+//   float solve returned ok with a wrong answer at state 7 of the rest variant (4.4 % off in
+//   q̈, 2.3× the tolerance; reported as KNOWN and not compared): its basis left one friction
+//   β of a sticking foot out, and Lemke's check, whose scale carries the large non-unique Λ of
+//   a lifted foot, let w = −10 through. The contact solve now refines every Lemke answer on the
+//   physical system of its active rows, correcting the active set where a row goes negative,
+//   so every state is compared (targets/README.md).
 // PGS (exact cones): an iterative solver stopped by its residual check (τ_r = √ε).
 //   double: the same sweeps as the host (checked), so the two runs differ only by rounding,
 //   which the converging sweeps do not amplify: q̈ and f within 1e-9 (as solvers_check.cpp's
@@ -241,7 +240,7 @@ void report_worst(const char* variant, const Worst* w, int n) {
   }
 }
 
-/// The reference arrays of one variant (the κ, margin and float-run arrays: Lemke only).
+/// The reference arrays of one variant (the κ and margin arrays: Lemke only).
 struct VariantRef {
   const int* status;
   const int* count;
@@ -250,19 +249,16 @@ struct VariantRef {
   const double* margin;
   const double* cond_ddq;
   const double* cond_f;
-  const double* float_err_ddq;
-  const double* float_err_f;
 };
 VariantRef variant_ref(Variant var) {
   switch (var) {
     case rest:
-      return {CRef::rest_status, CRef::rest_count,         CRef::rest_ddq,           CRef::rest_f,           CRef::rest_margin,
-              CRef::rest_cond_ddq, CRef::rest_cond_f, CRef::rest_float_err_ddq, CRef::rest_float_err_f};
+      return {CRef::rest_status, CRef::rest_count, CRef::rest_ddq, CRef::rest_f, CRef::rest_margin, CRef::rest_cond_ddq, CRef::rest_cond_f};
     case moving:
-      return {CRef::moving_status,   CRef::moving_count,  CRef::moving_ddq,           CRef::moving_f,          CRef::moving_margin,
-              CRef::moving_cond_ddq, CRef::moving_cond_f, CRef::moving_float_err_ddq, CRef::moving_float_err_f};
+      return {CRef::moving_status, CRef::moving_count,    CRef::moving_ddq, CRef::moving_f,
+              CRef::moving_margin, CRef::moving_cond_ddq, CRef::moving_cond_f};
     default:
-      return {CRef::pgs_status, CRef::pgs_count, CRef::pgs_ddq, CRef::pgs_f, nullptr, nullptr, nullptr, nullptr, nullptr};
+      return {CRef::pgs_status, CRef::pgs_count, CRef::pgs_ddq, CRef::pgs_f, nullptr, nullptr, nullptr};
   }
 }
 
@@ -298,7 +294,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
     for (int i = 0; i < 4; ++i)
       chk.check(cp.set_cone(i, lemke ? talus::ConeModel::polygon : talus::ConeModel::exact) == talus::Status::ok, name, "set_cone", -1);
     Worst w[3] = {{"ddq"}, {"forces"}, {"backward error"}};
-    int status_ok = 0, count_same = 0, count_compared = 0, known = 0, count_min = 1 << 30, count_max = 0;
+    int status_ok = 0, count_same = 0, count_compared = 0, count_min = 1 << 30, count_max = 0, recovered = 0;
     for (int s = 0; s < Ref::nstates; ++s) {
       Model::ConfigVector q;
       Model::TangentVector v, tau, ddq;
@@ -313,6 +309,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
       if (count > count_max) count_max = count;
       const int ref_status = R.status[s];
       status_ok += st == talus::Status::ok;
+      recovered += lemke && report.recovery.applied;
       // forces, contact frame (zero unless ok)
       S f[12];
       double fd[12];
@@ -326,28 +323,6 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
       }
       const double err_x = rel_err(ddq.data(), R.ddq[s], nv), err_f = rel_err(f, R.f[s], 12, kForceFloor);
       const double tol_x = lemke ? tol_of(R.cond_ddq[s]) : 1e-9, tol_f = lemke ? tol_of(R.cond_f[s]) : 1e-9;
-
-      // Float Lemke where the host's float run of the same code did not return the double answer
-      // within the tolerance (or failed): the documented limitation (file comment), reported.
-      if (is_float && lemke &&
-          (R.float_err_ddq[s] < 0 || R.float_err_ddq[s] > tol_x || R.float_err_f[s] < 0 || R.float_err_f[s] > tol_f)) {
-        ++known;
-        Line l;
-        l << "KNOWN solo12 contact " << name << " state " << s << ": " << talus::to_string(st) << ", " << count
-          << " pivots (host " << R.count[s] << "), rel err ddq ";
-        l.sci(err_x) << " forces ";
-        l.sci(err_f) << " (tol ";
-        l.sci(tol_x) << ", ";
-        l.sci(tol_f) << "); host float run: ";
-        if (R.float_err_ddq[s] < 0) {
-          l << "failed";
-        } else {
-          l.sci(R.float_err_ddq[s]) << ", ";
-          l.sci(R.float_err_f[s]);
-        }
-        l.end();
-        continue;
-      }
 
       // Status
       bool status_ok_here = static_cast<int>(st) == ref_status;
@@ -411,7 +386,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
       << " " << count_min << ".." << count_max << ", ";
     if (count_compared) l << count_same << " of " << count_compared << " compared equal to the host's";
     else l << "not compared (float)";
-    if (known) l << ", " << known << " KNOWN float failure" << (known > 1 ? "s" : "") << " (not compared)";
+    if (lemke) l << ", active-set recovery applied at " << recovered;
     l.end();
   }
 #if defined(TALUS_TARGET_STACK_PAINT)

@@ -249,6 +249,57 @@ TEST(ReferenceLcp, GuessAcceptedOnlyWhenItSolves) {
 }
 
 // Trivial: q ≥ 0 → z = 0, w = q, no pivot.
+// The covering vector decides whether Lemke's path ends on a ray (the phenomenon of Murty's
+// Example 2.11, solved with d = (1, 0) and ray-terminating with d = (5, 16); the LCP below is
+// derived here, not Murty's). M = [−3 1; −1 0], q = (−1, 1), i.e. w − M z − d z₀ = q:
+//   row 1: w₁ + 3 z₁ − z₂ − d₁ z₀ = −1,   row 2: w₂ + z₁ − d₂ z₀ = 1.
+// z₀ enters, w₁ leaves (the only qᵢ < 0): z₀ = (1 + 3 z₁ − z₂)/d₁. z₁ enters (w₁'s
+// complement): w₂ = 1 + d₂/d₁ + (3 d₂/d₁ − 1) z₁. If d₂/d₁ > 1/3 nothing blocks z₁: a ray
+// (all ones, talus's retries d₂/d₁ = 1.5 and 0.75, and d = (5, 16)). With d = (1, 0) (Drake's
+// rule: 1 where qᵢ < 0) w₂ = 1 − z₁ blocks at z₁ = 1; z₂ enters, z₀ = 4 − z₂ leaves at z₂ = 4:
+// z = (1, 4), w = (−3 + 4 − 1, −1 + 1) = 0, in 3 pivots (z₀'s entry counted).
+TEST(ReferenceLcp, CoveringVectorWithZerosSolvesWhereEveryPositiveOneRays) {
+  const MatX M = mat(2, {-3, 1, -1, 0});
+  const VecX q = VecX::Map(std::vector<double>{-1, 1}.data(), 2);
+  const Result plain = solve(M, q);  // ones, then both retries, all rays
+  EXPECT_EQ(plain.s, Status::singular);
+  EXPECT_EQ(plain.report.exit, LcpExit::ray);
+  EXPECT_EQ(plain.report.attempts, 3);
+  EXPECT_TRUE(plain.z.isZero(0.0) && plain.w.isZero(0.0));
+  LcpOptions<double, N> o;
+  o.retry_covering = false;
+  o.covering = Vec::Zero(2);
+  o.covering << 5, 16;
+  const Result murty = solve(M, q, o);
+  EXPECT_EQ(murty.s, Status::singular);
+  EXPECT_EQ(murty.report.exit, LcpExit::ray);
+  o.covering << 1, 0;
+  for (int rule = 0; rule < 2; ++rule) {  // the vector (1, 0), then covering_negative_q
+    if (rule == 1) {
+      o.covering.resize(0);
+      o.covering_negative_q = true;
+    }
+    const Result r = solve(M, q, o);
+    ASSERT_EQ(r.s, Status::ok) << rule;
+    EXPECT_EQ(r.report.exit, LcpExit::solved);
+    EXPECT_EQ(r.report.pivots, 3);
+    EXPECT_NEAR(r.z(0), 1.0, 1e-15);
+    EXPECT_NEAR(r.z(1), 4.0, 1e-15);
+    EXPECT_NEAR(r.w.cwiseAbs().maxCoeff(), 0.0, 1e-15);
+    expect_lcp_solution(M, q, r.z, 1e-14);
+  }
+  // Drake's rule on a P-matrix problem with some qᵢ ≥ 0: the unique solution, as with ones
+  const MatX P = mat(3, {4, 1, 0, 1, 3, 1, 0, 1, 2});
+  const VecX qp = VecX::Map(std::vector<double>{-1, 2, -3}.data(), 3);
+  LcpOptions<double, N> od;
+  od.covering_negative_q = true;
+  const Result a = solve(P, qp), b = solve(P, qp, od);
+  ASSERT_EQ(a.s, Status::ok);
+  ASSERT_EQ(b.s, Status::ok);
+  EXPECT_LE((a.z - b.z).cwiseAbs().maxCoeff(), 1e-14);
+  expect_lcp_solution(P, qp, b.z, 1e-14);
+}
+
 TEST(ReferenceLcp, Trivial) {
   const VecX q = VecX::Map(std::vector<double>{1, 0, 2}.data(), 3);
   const Result r = solve(-MatX::Identity(3, 3), q);
@@ -599,7 +650,11 @@ TEST(ConsistencyLcp, BadInput) {
   o = {};
   o.covering = Vec::Ones(3);
   expect_invalid(solve(M, q, o), 2);
-  o.covering = Vec::Zero(2);
+  o.covering = Vec::Zero(2);  // zeros where qᵢ < 0
+  expect_invalid(solve(M, q, o), 2);
+  o.covering << 1, 0;
+  expect_invalid(solve(M, q, o), 2);
+  o.covering << 1, -1;
   expect_invalid(solve(M, q, o), 2);
   o = {};
   o.regularize = static_cast<LcpRegularization>(7);

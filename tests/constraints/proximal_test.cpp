@@ -9,7 +9,9 @@
 
 #include <Eigen/QR>
 #include <talus/models/solo12.hpp>
+#include <talus/contact.hpp>
 #include <talus/solvers/forward_dynamics_proximal.hpp>
+#include <talus/solvers/impulses.hpp>
 
 #include "constraints/constraint_checks.hpp"
 #include "support/alloc_trap.hpp"
@@ -396,6 +398,167 @@ TEST(ConsistencyProximal, BadSettingsAndInputsAreInvalid) {
   }
 }
 
+// 6. Impulses: compute_impulse_proximal. A box landing flat on four welded corners (12 rows,
+// rank 6): the other impulse methods refuse (singular); the proximal one gives v⁺ = 0 at every
+// row, the total impulse H(v⁺ − v⁻) = −H v⁻ (linear m Δv; rotational I Δω about the centre),
+// the minimum-norm Λ (checked against a complete orthogonal decomposition of Gᵀ, independent of
+// the iteration) and, landing straight down, a quarter of m|v_z| on each corner, no friction,
+// no corner pulling. Against forward_dynamics_proximal: at rest with τ = C + H v⁻ the force
+// that holds the box is Gᵀλ = −H v⁻, the impulse's equation, so λ (N) = Λ (N·s) number for number.
+TEST(ConsistencyProximal, BoxLandingOnFourWeldedCornersImpulse) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Box::TangentVector vm = Box::TangentVector::Zero(), vp;
+  vm[5] = -1.5;  // falling flat at 1.5 m/s ([ω; v], body frame = world here)
+  EXPECT_EQ(talus::compute_impulse_direct(model, *data, *cs, q, vm, vp), Status::singular);
+  EXPECT_EQ(talus::compute_impulse_range_space(model, *data, *cs, q, vm, vp), Status::singular);
+  Report rep;
+  vp.setConstant(7.0);
+  ASSERT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep), Status::ok);
+  std::printf("box landing on 4 welded corners: %d iterations, residual %.3g (tolerance %.3g)\n", rep.iterations,
+              rep.residual, rep.tolerance);
+  EXPECT_LE(rep.residual, rep.tolerance);
+  EXPECT_LE(vp.cwiseAbs().maxCoeff(), 1e-12) << "v+ = 0";
+  EXPECT_LE((cs->G * vp).cwiseAbs().maxCoeff(), 1e-12) << "all 12 rows stop";
+  const double p = kMass * 1.5;
+  for (int c = 0; c < 4; ++c) {
+    // λ's null-space component carries the rounding error eps·‖D‖/μ (the file comment): 1e-6
+    EXPECT_NEAR(cs->lambda(3 * c), p / 4, 1e-6 * p) << "corner " << c << ": a quarter of m |v_z|, pushing";
+    EXPECT_NEAR(cs->lambda(3 * c + 1), 0.0, 1e-6 * p);
+    EXPECT_NEAR(cs->lambda(3 * c + 2), 0.0, 1e-6 * p);
+  }
+  // tumbling in: any v⁻ (linear and angular). v⁺ = 0; total impulse = −H v⁻; Λ minimum-norm.
+  talus::Random rng(8);
+  double worst = 0;
+  for (int trial = 0; trial < 10; ++trial) {
+    for (int i = 0; i < 6; ++i) vm[i] = rng.uniform(-2.0, 2.0);
+    const Box::ConfigVector qy = box_at_rest(rng.uniform(-1.0, 1.0));
+    ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, qy), Status::ok);
+    ASSERT_EQ(talus::compute_impulse_proximal(model, *data, *cs, qy, vm, vp, Settings{}, rep), Status::ok) << trial;
+    EXPECT_LE(vp.cwiseAbs().maxCoeff(), 1e-10) << trial;
+    const Eigen::MatrixXd G = cs->G;
+    const Eigen::VectorXd L = cs->lambda;
+    const Eigen::VectorXd total = G.transpose() * L, expect = -(data->H * vm);
+    EXPECT_LE((total - expect).cwiseAbs().maxCoeff(), 1e-9 * (1 + expect.cwiseAbs().maxCoeff())) << trial;
+    EXPECT_NEAR(total[5], -kMass * vm[5], 1e-9) << "linear impulse m dv (z, yaw only turns x-y)";
+    const Eigen::VectorXd lmin = Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd>(G.transpose()).solve(expect);
+    EXPECT_LE(rel_err(L, lmin), 1e-7) << trial;
+    worst = std::max(worst, (L - lmin).cwiseAbs().maxCoeff());
+  }
+  std::printf("box tumbling in, 10 trials: |Lambda - Lambda_min_norm| <= %.3g N s\n", worst);
+  // forward_dynamics_proximal at rest with τ = C + H v⁻: λ = Λ
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  ASSERT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep), Status::ok);
+  const Eigen::VectorXd Lambda = cs->lambda;
+  const Eigen::MatrixXd H = data->H;
+  Box::TangentVector C, ddq;
+  const Box::TangentVector zero = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::rnea(model, *data, q, zero, zero, C), Status::ok);
+  const Box::TangentVector tau = C + H * vm;
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, zero, tau, ddq, Settings{}, rep), Status::ok);
+  EXPECT_LE(ddq.cwiseAbs().maxCoeff(), 1e-9);
+  EXPECT_LE(rel_err(cs->lambda, Lambda), 1e-7) << cs->lambda.transpose() << "\n" << Lambda.transpose();
+}
+
+// A target v⁺: consistent (every corner rising at 0.1 m/s: the box lifts) is met; inconsistent
+// (one corner up, the other three still: no rigid motion) is singular — the residual left at the
+// cap lies in the null space of G H⁻¹ Gᵀ — where forward_dynamics_proximal, which does not
+// classify, says not_converged. A slow but consistent solve (μ = 1, one iteration) stays
+// not_converged. Bad settings: invalid_input. Outputs zero on every failure.
+TEST(ConsistencyProximal, ImpulseTargetsCapAndRefusals) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest(0.3);
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Box::TangentVector vm = Box::TangentVector::Zero(), vp;
+  vm[5] = -1.0;
+  Report rep;
+  BoxSet::RowVector target = BoxSet::RowVector::Zero(12);
+  for (int c = 0; c < 4; ++c) target[3 * c] = 0.1;
+  ASSERT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep, &target), Status::ok);
+  EXPECT_LE((cs->G * vp - target).cwiseAbs().maxCoeff(), 1e-10);
+  EXPECT_NEAR(vp[5], 0.1, 1e-10);
+  target.setZero();
+  target[0] = 0.1;
+  vp.setConstant(3);
+  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep, &target), Status::singular);
+  EXPECT_EQ(cs->failure().reason, FailureReason::singular);
+  EXPECT_EQ(vp, Box::TangentVector::Zero());
+  EXPECT_TRUE(cs->lambda.isZero(0.0));
+  Settings slow;
+  slow.mu = 1.0;
+  slow.max_iterations = 1;
+  vp.setConstant(3);
+  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, slow, rep), Status::not_converged);
+  EXPECT_EQ(rep.iterations, 1);
+  EXPECT_GT(rep.residual, rep.tolerance);
+  EXPECT_EQ(vp, Box::TangentVector::Zero());
+  Settings bad;
+  bad.mu = 0;
+  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, bad, rep), Status::invalid_input);
+  EXPECT_EQ(cs->failure().reason, FailureReason::input_invalid);
+  EXPECT_EQ(rep.iterations, 0);
+  BoxSet::RowVector wrong = BoxSet::RowVector::Zero(5);
+  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep, &wrong), Status::invalid_input);
+}
+
+// impulses_contact with the welded corners as the bilateral set (no unilateral contact): the
+// default pivoted-QR elimination returns a basic λ (one valid split, uneven; a corner may pull),
+// ContactOptions::bilateral_minimum_norm the proximal one: compute_impulse_proximal's Λ, a
+// quarter each. v⁺ = 0 either way (it does not depend on the split).
+TEST(ConsistencyProximal, ImpulsesContactMinimumNormBilateral) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  Box::TangentVector vm = Box::TangentVector::Zero(), vp;
+  vm[5] = -1.5;
+  using CP = talus::ContactProblem<Box, 1, 4>;
+  CP cp;
+  talus::ContactOptions<double, CP::max_lcp> o;
+  talus::ContactReport<double> crep;
+  ASSERT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::ok);
+  EXPECT_LE(vp.cwiseAbs().maxCoeff(), 1e-10);
+  double low = 1e9;
+  for (int c = 0; c < 4; ++c) low = std::min(low, cs->lambda(3 * c));
+  std::printf("impulses_contact, pivoted QR: corner normal impulses %.4f %.4f %.4f %.4f N s (smallest %.3g)\n",
+              cs->lambda(0), cs->lambda(3), cs->lambda(6), cs->lambda(9), low);
+  o.bilateral_minimum_norm = true;
+  ASSERT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::ok)
+      << talus::to_string(cp.failure().reason);
+  EXPECT_LE(vp.cwiseAbs().maxCoeff(), 1e-10);
+  const Eigen::VectorXd L = cs->lambda;
+  const double p = kMass * 1.5;
+  for (int c = 0; c < 4; ++c) {
+    EXPECT_NEAR(L(3 * c), p / 4, 1e-6 * p) << c;
+    EXPECT_NEAR(L(3 * c + 1), 0.0, 1e-6 * p);
+    EXPECT_NEAR(L(3 * c + 2), 0.0, 1e-6 * p);
+  }
+  EXPECT_GE(crep.bilateral.iterations, 1);
+  EXPECT_LE(crep.bilateral.residual, crep.bilateral.tolerance);
+  Report rep;
+  ASSERT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep), Status::ok);
+  EXPECT_LE(rel_err(L, cs->lambda), 1e-7);
+  std::printf("impulses_contact, minimum norm: %d iterations, residual %.3g; each corner %.6f N s (m|v|/4 = %.6f)\n",
+              crep.bilateral.iterations, crep.bilateral.residual, L(0), p / 4);
+  // the same option at acceleration level: the resting box's weight in quarters
+  Box::TangentVector ddq;
+  const Box::TangentVector zero = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::forward_dynamics_contact(model, *data, cp, *cs, q, zero, zero, ddq, o, crep), Status::ok);
+  for (int c = 0; c < 4; ++c) EXPECT_NEAR(cs->lambda(3 * c), kMass * 9.81 / 4, 1e-6 * kMass * 9.81) << c;
+  // bad proximal settings are refused up front (the option's settings are checked only when on)
+  o.proximal.max_iterations = 0;
+  EXPECT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::invalid_input);
+  EXPECT_EQ(vp, Box::TangentVector::Zero());
+  o.bilateral_minimum_norm = false;
+  EXPECT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::ok);
+}
+
 // 5. No heap inside the solve (non-redundant, redundant, not converged, invalid).
 TEST(AllocProximal, SolveDoesNotAllocate) {
   const auto model = solo::make_model<double>();
@@ -423,6 +586,15 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
   capped.relative_accuracy = 0;
   Settings bad;
   bad.mu = -1;
+  Box::TangentVector bimpact = Box::TangentVector::Zero();
+  bimpact[5] = -1.0;
+  bimpact[0] = 0.3;
+  BoxSet::RowVector bodd = BoxSet::RowVector::Zero(12);
+  bodd[0] = 0.1;  // inconsistent target
+  talus::ContactProblem<Box, 1, 4> bcp;
+  talus::ContactOptions<double, talus::ContactProblem<Box, 1, 4>::max_lcp> copt;
+  copt.bilateral_minimum_norm = true;
+  talus::ContactReport<double> crep;
   const std::size_t calls = heap_calls([&] {
     EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
     EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
@@ -431,6 +603,10 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
     EXPECT_EQ(talus::forward_dynamics_proximal(box, *bdata, *bcs, bq, bzero, bzero, bddq, capped, rep),
               Status::not_converged);
     EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep), Status::invalid_input);
+    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep), Status::ok);
+    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, capped, rep), Status::not_converged);
+    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep, &bodd), Status::singular);
+    EXPECT_EQ(talus::impulses_contact(box, *bdata, bcp, *bcs, bq, bimpact, bddq, copt, crep), Status::ok);
   });
   EXPECT_EQ(calls, 0u);
 }

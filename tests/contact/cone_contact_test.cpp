@@ -119,6 +119,63 @@ TEST(ReferenceContact, ExactConeBlockOnInclineSticksBelowAtanMu) {
     }
 }
 
+// Kinetic friction on the exact cone at acceleration level: the block sliding on a horizontal
+// plane with velocity v_t (v_n = 0), pushed by a tangential F (any direction, |F| < μmg or not)
+// gets f_n = m g, friction −μ m g v̂ (opposite v_t, whatever F) and a_t = F/m − μ g v̂ (hand
+// derivation: Newton along the plane). PGS and ADMM (the sliding unit normal-only, its
+// friction in the normal column) and Lemke's polygon (the same N − μQ column: a sliding
+// contact's friction does not depend on the cone model) must all give it.
+TEST(ReferenceContact, ExactConeBlockSlidingGetsKineticFriction) {
+  const double mu = 0.5;
+  const Block model = make_block();
+  talus::Data<Block> data;
+  for (double vang : {0.0, 0.7, 2.0}) {
+    const Vector3<double> vt(0.3 * std::cos(vang), 0.3 * std::sin(vang), 0), vhat = vt.normalized();
+    for (double fang : {0.0, 1.1}) {
+      for (double push : {0.0, 0.3, 1.4}) {
+        const Vector3<double> F = push * mu * kMass * g0 * Vector3<double>(std::cos(fang), std::sin(fang), 0);
+        const Vector3<double> a_exp = F / kMass - mu * g0 * vhat, f_exp = kMass * g0 * kZ - mu * kMass * g0 * vhat;
+        for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
+          BlockProblem cp;
+          ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), kZ, mu, 4,
+                                   solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
+                    Status::ok);
+          Block::TangentVector a;
+          talus::ContactReport<double> rep;
+          const Block::TangentVector v = vt;
+          ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(), v, F, a,
+                                                    cone_options(solver), rep),
+                    Status::ok)
+              << static_cast<int>(solver) << " " << talus::to_string(cp.failure().reason);
+          Vector3<double> f;
+          ASSERT_EQ(cp.world_force(0, f), Status::ok);
+          EXPECT_TRUE(cp.sliding(0));
+          EXPECT_EQ(rep.sliding, 1);
+          EXPECT_NEAR((a - a_exp).norm(), 0.0, 1e-6) << static_cast<int>(solver) << " v " << vang << " F " << fang << " " << push;
+          EXPECT_NEAR((f - f_exp).norm(), 0.0, 1e-6) << static_cast<int>(solver) << " v " << vang << " F " << fang;
+          EXPECT_LE(f.dot(vhat), -mu * kMass * g0 * (1 - 1e-9)) << "friction opposite v_t";
+          if (solver != ContactSolver::lemke) {
+            EXPECT_LE(rep.cone.dual_residual, 1e-6);
+          }
+        }
+      }
+    }
+  }
+  // ContactMode::sticking keeps static friction (the circle): pushed below μmg it stays (a = 0)
+  BlockProblem cp;
+  ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), kZ, mu, 4, ConeModel::exact), Status::ok);
+  ASSERT_EQ(cp.set_mode(0, talus::ContactMode::sticking), Status::ok);
+  Block::TangentVector a, v = Block::TangentVector::Zero();
+  v[0] = 0.3;
+  talus::ContactReport<double> rep;
+  const Block::TangentVector F(0.4 * mu * kMass * g0, 0, 0);
+  ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(), v, F, a,
+                                            cone_options(ContactSolver::pgs), rep),
+            Status::ok);
+  EXPECT_FALSE(cp.sliding(0));
+  EXPECT_NEAR(a.norm(), 0.0, 1e-6);
+}
+
 // ---- solo12 on four feet: Lemke, PGS and ADMM on problems with one solution ---------------------------
 namespace solo = talus::models::solo12;
 using M = solo::Model<double>;
@@ -382,6 +439,100 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
   }
 }
 
+// The box sliding on four exact corners at acceleration level (linear velocity v_t ≠ 0, no
+// spin). Hand derivation: each corner's friction is −μ f_n,k v̂, so the total is −μ m g v̂ and the
+// box decelerates at a = −μ g v̂ without rotating (the normal forces shift forward until their
+// moment balances the friction's pitch moment, μ c/2 · m g ≤ a/2 · m g: no tipping); every corner
+// pushes, total normal force m g. The split between the corners is not unique (redundant), the
+// motion is. The kinetic friction's column couples the corners (D_nt ≠ 0 off the centre): PGS
+// and ADMM go through the split passes (cone_forces); Lemke's polygon is the reference.
+// One corner alone (the box tips about it) has the diagonal term c of both signs (v̂ towards and
+// away from the centre): the three solvers must agree (the answer is unique there).
+TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
+  const Box model = make_box();
+  talus::Data<Box> data;
+  const double mu = 0.5, mg = kBoxMass * g0;
+  Box::ConfigVector q;
+  q << 0.1, -0.2, kC / 2, 1, 0, 0, 0;
+  const Box::TangentVector tau = Box::TangentVector::Zero();
+  for (double vang : {0.0, 0.6, 2.2}) {
+    const Vector3<double> vhat(std::cos(vang), std::sin(vang), 0);
+    Box::TangentVector v = Box::TangentVector::Zero();
+    v.tail<3>() = 0.4 * vhat;  // [ω; v] in the body frame (aligned with the world here)
+    Box::TangentVector a_lemke = Box::TangentVector::Zero();
+    for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
+      BoxProblem cp;
+      for (int k = 0; k < 4; ++k)
+        ASSERT_EQ(cp.add_contact(0, corner(k), kZ, mu, 4, solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
+                  Status::ok);
+      BoxOptions o;
+      o.solver = solver;
+      // q̈'s error follows the cone residuals (the default relative tolerance √ε leaves ~1e-6 rad/s²
+      // of spin): a tighter tolerance, and PGS on a redundant set needs many sweeps (~650 at √ε)
+      o.cone.relative_tolerance = 1e-10;
+      o.cone.max_iterations = 5000;
+      Box::TangentVector a;
+      talus::ContactReport<double> rep;
+      ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q, v, tau, a, o, rep), Status::ok)
+          << static_cast<int>(solver) << " " << talus::to_string(cp.failure().reason) << ": " << rep.cone.iterations << " iterations"
+          << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " " << rep.cone.dual_residual
+          << " " << rep.cone.complementarity;
+      EXPECT_EQ(rep.sliding, 4);
+      EXPECT_NEAR(a.head<3>().norm(), 0.0, 1e-6) << "no rotation, solver " << static_cast<int>(solver);
+      EXPECT_NEAR((a.tail<3>() + mu * g0 * vhat).norm(), 0.0, 1e-6) << "a = -mu g vhat, solver " << static_cast<int>(solver);
+      double fn = 0;
+      for (int k = 0; k < 4; ++k) {
+        Vector3<double> f;
+        ASSERT_EQ(cp.world_force(k, f), Status::ok);
+        EXPECT_GE(f.z(), -1e-9);
+        EXPECT_NEAR((f.head<2>() + mu * f.z() * vhat.head<2>()).norm(), 0.0, 1e-9 * mg) << "friction opposite v_t";
+        fn += f.z();
+      }
+      EXPECT_NEAR(fn, mg, 1e-6 * mg);
+      if (solver == ContactSolver::lemke) a_lemke = a;
+      else EXPECT_LE((a - a_lemke).cwiseAbs().maxCoeff(), 1e-6);
+      std::printf("box sliding (v angle %.1f), %s: |a + mu g vhat| = %.2g, %d pivots / %d iterations, residuals %.2g %.2g %.2g\n",
+                  vang, solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM",
+                  (a.tail<3>() + mu * g0 * vhat).norm(), rep.lcp.pivots, rep.cone.iterations, rep.cone.primal_residual,
+                  rep.cone.dual_residual, rep.cone.complementarity);
+    }
+  }
+  // one corner, sliding along ±x and ±y: unique answer, Lemke = PGS = ADMM
+  for (int dirn = 0; dirn < 4; ++dirn) {
+    Box::TangentVector v = Box::TangentVector::Zero();
+    v[3 + dirn / 2] = dirn % 2 ? -0.4 : 0.4;
+    Box::TangentVector a_ref = Box::TangentVector::Zero();
+    Vector3<double> f_ref = Vector3<double>::Zero();
+    for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
+      BoxProblem cp;
+      ASSERT_EQ(cp.add_contact(0, corner(3), kZ, mu, 4, solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
+                Status::ok);
+      BoxOptions o;
+      o.solver = solver;
+      o.cone.relative_tolerance = 1e-12;
+      o.cone.max_iterations = 500;
+      Box::TangentVector a;
+      talus::ContactReport<double> rep;
+      ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q, v, tau, a, o, rep), Status::ok)
+          << dirn << " " << static_cast<int>(solver) << " " << talus::to_string(cp.failure().reason);
+      Vector3<double> f;
+      ASSERT_EQ(cp.world_force(0, f), Status::ok);
+      EXPECT_GT(f.z(), 0.0);
+      EXPECT_NEAR((f.head<2>() + mu * f.z() * v.tail<3>().head<2>().normalized()).norm(), 0.0, 1e-9 * mg);
+      if (solver == ContactSolver::lemke) {
+        a_ref = a;
+        f_ref = f;
+      } else {
+        EXPECT_LE((a - a_ref).cwiseAbs().maxCoeff(), 1e-8 * (1 + a_ref.cwiseAbs().maxCoeff())) << dirn << " " << static_cast<int>(solver);
+        EXPECT_LE((f - f_ref).norm(), 1e-8 * mg) << dirn << " " << static_cast<int>(solver);
+      }
+      std::printf("box on one corner sliding (%d), %s: f_n %.6f N, %d iterations\n", dirn,
+                  solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM", f.z(),
+                  rep.cone.iterations);
+    }
+  }
+}
+
 // ---- refusals, the cap, the heap -------------------------------------------------------------------------
 
 TEST(ConsistencyContact, ConeSolverRefusalsAndCap) {
@@ -395,13 +546,26 @@ TEST(ConsistencyContact, ConeSolverRefusalsAndCap) {
   EXPECT_EQ(s.poly->failure().reason, ContactFailureReason::cone_not_supported);
   EXPECT_EQ(s.poly->failure().index, 0);
   EXPECT_EQ(a, M::TangentVector::Zero());
-  // an exact cone sliding at acceleration level: refused (kinetic friction needs the polygon)
+  // an exact cone sliding at acceleration level: kinetic friction in the normal column, as
+  // Lemke's polygon has it (cone-independent): the same q̈ and forces
   M::TangentVector vs = M::TangentVector::Zero();
   vs[3] = 0.2;  // the base moving along its x: every foot slides
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, vs, tau, a, with(ContactSolver::admm), rep),
-            Status::invalid_input);
-  EXPECT_EQ(s.exact->failure().reason, ContactFailureReason::cone_not_supported);
-  // ... but the same state steps at velocity level
+  M::TangentVector a_lemke = M::TangentVector::Zero();
+  ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.poly, s.q, vs, tau, a_lemke, with(ContactSolver::lemke), rep),
+            Status::ok);
+  EXPECT_EQ(rep.sliding, 4);
+  for (ContactSolver solver : {ContactSolver::pgs, ContactSolver::admm}) {
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, vs, tau, a, tight(solver), rep), Status::ok)
+        << talus::to_string(s.exact->failure().reason) << ": " << rep.cone.iterations << " iterations"
+          << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " " << rep.cone.dual_residual
+          << " " << rep.cone.complementarity;
+    EXPECT_EQ(rep.sliding, 4);
+    EXPECT_LE((a - a_lemke).cwiseAbs().maxCoeff(), 1e-7 * (1 + a_lemke.cwiseAbs().maxCoeff())) << static_cast<int>(solver);
+    EXPECT_LE(max_force_diff(*s.exact, *s.poly), 1e-7);
+    std::printf("solo12 sliding on 4 exact cones, %s: %d iterations, |a - a_lemke| = %.2g\n",
+                solver == ContactSolver::pgs ? "PGS" : "ADMM", rep.cone.iterations, (a - a_lemke).cwiseAbs().maxCoeff());
+  }
+  // ... and the same state steps at velocity level
   M::ConfigVector qn;
   EXPECT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, vs, tau, 1e-3, qn, a, with(ContactSolver::pgs), rep),
             Status::ok);
@@ -409,7 +573,8 @@ TEST(ConsistencyContact, ConeSolverRefusalsAndCap) {
   Options bad = with(ContactSolver::pgs);
   bad.cone.max_iterations = 0;
   EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, bad, rep), Status::invalid_input);
-  EXPECT_EQ(s.exact->failure().reason, ContactFailureReason::input_invalid);
+  EXPECT_EQ(s.exact->failure().reason, ContactFailureReason::options_invalid);
+  EXPECT_EQ(s.exact->failure().option, talus::ContactOption::cone);
   Options odd;
   odd.solver = static_cast<ContactSolver>(7);
   EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, odd, rep), Status::invalid_input);

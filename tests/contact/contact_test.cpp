@@ -5,7 +5,9 @@
 // conditions evaluated with the ConstraintSet's own rows (constraint_quantities.hpp).
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 #include <Eigen/LU>
 #include <gtest/gtest.h>
@@ -183,6 +185,252 @@ TEST(ReferenceContact, BlockImpactWithFrictionAndRestitution) {
     talus::ContactProblem<Block, 1, 8>::ContactForce p;
     ASSERT_EQ(cp.force(0, p), Status::ok);
     EXPECT_NEAR(p[0], kMass * (1 + e), 1e-9);
+  }
+}
+
+// ---- reference: row targets (ContactProblem::set_target, set_limit_target) -----------------
+
+// The plane under the block accelerates up at a (its velocity is the block's): the row asks
+// z̈ ≥ a, so the block rides along, z̈ = a, pushed by f_n = m (g + a). Below a = −g the plane
+// falls away faster than the block: f_n = 0, z̈ = −g (the LCP picks the separation). Every
+// solver (the target is taken out of the row's free motion, ws.free).
+TEST(ReferenceContact, PlaneAcceleratingUpPushesWithMTimesGPlusA) {
+  const Block model = make_block();
+  talus::Data<Block> data;
+  for (talus::ContactSolver solver : {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
+    const bool lemke = solver == talus::ContactSolver::lemke;
+    for (double a : {0.0, 3.0, -4.0, -2 * g0}) {
+      BlockProblem cp;
+      ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.5, 4,
+                               lemke ? ConeModel::polygon : ConeModel::exact),
+                Status::ok);
+      ASSERT_EQ(cp.set_target(0, 0.0, a), Status::ok);
+      BlockOptions o;
+      o.solver = solver;
+      Block::TangentVector acc;
+      talus::ContactReport<double> rep;
+      ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector::Zero(),
+                                                Block::TangentVector::Zero(), acc, o, rep),
+                Status::ok);
+      BlockProblem::ContactForce f;
+      ASSERT_EQ(cp.force(0, f), Status::ok);
+      const double fn = a > -g0 ? kMass * (g0 + a) : 0.0, az = a > -g0 ? a : -g0;
+      const double tol = (lemke ? 1e-12 : 1e-6) * kMass * g0;
+      EXPECT_NEAR(f[0], fn, tol) << static_cast<int>(solver) << " a " << a;
+      EXPECT_NEAR(acc[2], az, tol / kMass) << static_cast<int>(solver) << " a " << a;
+      EXPECT_NEAR(std::hypot(acc[0], acc[1]), 0.0, tol / kMass);
+    }
+  }
+}
+
+// Falling at v_z⁻ = −1, the block is asked to leave at v_target: the impulse is
+// m (v_target − v_z⁻), v_z⁺ = v_target. A target beyond any restitution (e = 3 worth: 3 m/s) is
+// accepted while restitution 3 is refused; a target adds to the restitution term
+// (v_z⁺ = v_target + e |v_z⁻|); a block already leaving faster than the target gets no impulse.
+TEST(ReferenceContact, ImpactLeavesAtTargetSeparationVelocity) {
+  const Block model = make_block();
+  talus::Data<Block> data;
+  struct Case {
+    double v_minus, target, e, v_plus;
+  };
+  for (const Case& k : {Case{-1, 0.7, 0, 0.7}, Case{-1, 3.0, 0, 3.0}, Case{-1, 0.2, 0.5, 0.7}, Case{1, 0.5, 0, 1},
+                        Case{1, 2.0, 0, 2.0}}) {
+    BlockProblem cp;
+    ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.3), Status::ok);
+    ASSERT_EQ(cp.set_target(0, k.target), Status::ok);
+    BlockOptions o;
+    o.restitution = k.e;
+    const Block::TangentVector vm(0, 0, k.v_minus);
+    Block::TangentVector vp;
+    talus::ContactReport<double> rep;
+    ASSERT_EQ(talus::impulses_contact(model, data, cp, Block::ConfigVector::Zero(), vm, vp, o, rep), Status::ok);
+    EXPECT_NEAR((vp - Vector3<double>(0, 0, k.v_plus)).norm(), 0.0, 1e-12) << k.v_minus << " " << k.target;
+    BlockProblem::ContactForce p;
+    ASSERT_EQ(cp.force(0, p), Status::ok);
+    EXPECT_NEAR(p[0], kMass * (k.v_plus - k.v_minus), 1e-12) << k.v_minus << " " << k.target;
+  }
+  // restitution outside [0, 1] stays refused (outputs zero); a bad target is refused at set_target
+  BlockProblem cp;
+  ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.3), Status::ok);
+  BlockOptions o;
+  o.restitution = 3;
+  Block::TangentVector vp = Block::TangentVector::Ones();
+  talus::ContactReport<double> rep;
+  EXPECT_EQ(talus::impulses_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector(0, 0, -1), vp, o, rep),
+            Status::invalid_input);
+  EXPECT_TRUE(vp.isZero(0.0));
+  EXPECT_EQ(cp.set_target(0, std::numeric_limits<double>::quiet_NaN()), Status::invalid_input);
+  EXPECT_EQ(cp.failure().reason, ContactFailureReason::input_invalid);
+  EXPECT_EQ(cp.set_target(0, 0.0, 2e9), Status::invalid_input);
+  EXPECT_EQ(cp.set_target(1, 0.0), Status::invalid_input);
+  EXPECT_EQ(cp.failure().reason, ContactFailureReason::index_out_of_range);
+}
+
+// A time step on a plane rising at v_p (the anchor where the plane is now, gap 0): the row asks
+// v_z⁺ ≥ v_p (so the gap stays ≥ 0 after the step), the block leaves with the plane,
+// v_z⁺ = v_p, impulse m (v_p + g h) (it also cancels the step's weight).
+TEST(ReferenceContact, TimeStepOnRisingPlaneMovesWithIt) {
+  const Block model = make_block();
+  talus::Data<Block> data;
+  const double h = 1e-3, vp_plane = 0.3;
+  BlockProblem cp;
+  ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.3), Status::ok);
+  ASSERT_EQ(cp.set_target(0, vp_plane), Status::ok);
+  Block::ConfigVector qn;
+  Block::TangentVector vn;
+  talus::ContactReport<double> rep;
+  ASSERT_EQ(talus::time_step_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector::Zero(),
+                                     Block::TangentVector::Zero(), h, qn, vn, BlockOptions{}, rep),
+            Status::ok);
+  EXPECT_NEAR((vn - Vector3<double>(0, 0, vp_plane)).norm(), 0.0, 1e-13);
+  EXPECT_NEAR(qn[2], h * vp_plane, 1e-15);
+  BlockProblem::ContactForce p;
+  ASSERT_EQ(cp.force(0, p), Status::ok);
+  EXPECT_NEAR(p[0], kMass * (vp_plane + g0 * h), 1e-13);
+}
+
+// A joint-limit row's target: the block's z joint at its lower limit 0 (no contact), the row
+// asks z̈ ≥ a: the limit pushes m (g + a) (acceleration level). The upper row's target is along
+// its own row, −z̈ ≥ a: at the upper limit 1 with a = 2 gravity already gives −z̈ = g ≥ 2 (no
+// force); with a = 12 > g the row pulls down with m (12 − g).
+TEST(ReferenceContact, JointLimitRowTarget) {
+  Block model = make_block();
+  model.lower_position_limit[2] = 0.0;
+  model.upper_position_limit[2] = 1.0;
+  talus::Data<Block> data;
+  using LimitProblem = talus::ContactProblem<Block, 1, 8, 1>;
+  LimitProblem cp;
+  ASSERT_EQ(cp.add_joint_limits(model), Status::ok);
+  ASSERT_EQ(cp.limits(), 1);
+  const double a = 1.5;
+  ASSERT_EQ(cp.set_limit_target(0, 0, 0.0, a), Status::ok);
+  ASSERT_EQ(cp.set_limit_target(0, 1, 0.0, 2.0), Status::ok);
+  EXPECT_EQ(cp.set_limit_target(0, 2, 0.0, 0.0), Status::invalid_input);
+  EXPECT_EQ(cp.set_limit_target(1, 0, 0.0, 0.0), Status::invalid_input);
+  talus::ContactOptions<double, LimitProblem::max_lcp> o;
+  Block::TangentVector acc;
+  talus::ContactReport<double> rep;
+  ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector::Zero(),
+                                            Block::TangentVector::Zero(), acc, o, rep),
+            Status::ok);
+  EXPECT_NEAR(acc[2], a, 1e-12);
+  EXPECT_NEAR(cp.limit_force(0, 0), kMass * (g0 + a), 1e-12);
+  const Block::ConfigVector q_top(0, 0, 1.0);
+  ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q_top, Block::TangentVector::Zero(),
+                                            Block::TangentVector::Zero(), acc, o, rep),
+            Status::ok);
+  EXPECT_NEAR(acc[2], -g0, 1e-12);
+  EXPECT_EQ(cp.limit_force(0, 1), 0.0);
+  // asking −z̈ ≥ 12 > g at the top: the upper row pulls down with m (12 − g)
+  ASSERT_EQ(cp.set_limit_target(0, 1, 0.0, 12.0), Status::ok);
+  ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q_top, Block::TangentVector::Zero(),
+                                            Block::TangentVector::Zero(), acc, o, rep),
+            Status::ok);
+  EXPECT_NEAR(acc[2], -12.0, 1e-12);
+  EXPECT_NEAR(cp.limit_force(0, 1), kMass * (12.0 - g0), 1e-12);
+}
+
+// ---- reference: a bilateral velocity target at an impact (Drake's kG) ----------------------
+
+// The block falls at v⁻ = (1, 0, −1) onto a frictionless plane, with one bilateral row along x
+// (ConstraintSet contact with the single normal x) asked to leave at G v⁺ = w: v⁺ = (w, 0, 0),
+// bilateral impulse λ = m (w − 1), contact impulse m·1. w = 0 is the plain overload's answer.
+TEST(ReferenceContact, ImpactWithBilateralVelocityTarget) {
+  const Block model = make_block();
+  talus::Data<Block> data;
+  using XSet = talus::ConstraintSet<Block, 3, 1>;
+  XSet cs;
+  ASSERT_EQ(cs.add_contact(2, Vector3<double>::Zero(), {Vector3<double>::UnitX()}), Status::ok);
+  ASSERT_EQ(cs.bind(model), Status::ok);
+  BlockProblem cp;
+  ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.0), Status::ok);
+  const Block::TangentVector vm(1, 0, -1);
+  for (double w : {0.0, 0.25, -2.0}) {
+    Eigen::Matrix<double, 1, 1> target;
+    target << w;
+    Block::TangentVector vp;
+    talus::ContactReport<double> rep;
+    ASSERT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, target, vp, BlockOptions{}, rep),
+              Status::ok);
+    EXPECT_NEAR((vp - Vector3<double>(w, 0, 0)).norm(), 0.0, 1e-12) << w;
+    EXPECT_NEAR(cs.lambda(0), kMass * (w - 1), 1e-12) << w;
+    BlockProblem::ContactForce p;
+    ASSERT_EQ(cp.force(0, p), Status::ok);
+    EXPECT_NEAR(p[0], kMass * 1.0, 1e-12) << w;
+    if (w == 0.0) {
+      Block::TangentVector vp0;
+      ASSERT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, vp0, BlockOptions{}, rep),
+                Status::ok);
+      EXPECT_EQ((vp0 - vp).cwiseAbs().maxCoeff(), 0.0);
+    }
+  }
+  // a target of the wrong size or not finite: invalid_input, outputs zero
+  Block::TangentVector vp = Block::TangentVector::Ones();
+  talus::ContactReport<double> rep;
+  const Eigen::Vector2d two(0.1, 0.2);
+  EXPECT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, two, vp, BlockOptions{}, rep),
+            Status::invalid_input);
+  EXPECT_TRUE(vp.isZero(0.0));
+  EXPECT_EQ(cp.failure().reason, ContactFailureReason::input_invalid);
+  Eigen::Matrix<double, 1, 1> bad;
+  bad << std::numeric_limits<double>::infinity();
+  vp.setOnes();
+  EXPECT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, bad, vp, BlockOptions{}, rep),
+            Status::invalid_input);
+  EXPECT_TRUE(vp.isZero(0.0));
+  BlockProblem::ContactForce p;
+  ASSERT_EQ(cp.force(0, p), Status::ok);
+  EXPECT_TRUE(p.isZero(0.0));
+}
+
+// ---- reference: rigid time stepping (cfm exactly 0) -----------------------------------------
+
+// A block resting on the plane, one rigid step (stiffness ∞: cfm = 0, erp = 1): the impulse is
+// exactly the step's weight m g h, v⁺ = 0, with every solver (the hand-derived value to
+// rounding). A hard but finite contact (k = 1e6 N/m, b = 1e12 N·s/m: the largest damping) has
+// cfm = 1/(h k + b) > 0 and its force is the rigid one divided by 1 + m cfm/h (the 1-row LCP
+// (1/m + cfm/h) p = g h): 2e-9 relative here, so the rigid value needs k = ∞, which any
+// damping leaves rigid.
+TEST(ReferenceContact, RigidTimeStepHasExactlyZeroCfm) {
+  const Block model = make_block();
+  talus::Data<Block> data;
+  const double h = 1e-3, rigid = kMass * g0 * h;
+  for (talus::ContactSolver solver : {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
+    const bool lemke = solver == talus::ContactSolver::lemke;
+    for (int variant = 0; variant < 3; ++variant) {  // rigid; rigid with damping; hard but finite
+      BlockProblem cp;
+      ASSERT_EQ(cp.add_contact(2, Vector3<double>::Zero(), Vector3<double>::UnitZ(), 0.5, 4,
+                               lemke ? ConeModel::polygon : ConeModel::exact),
+                Status::ok);
+      BlockOptions o;
+      o.solver = solver;
+      if (variant == 1) o.damping = 1e12;
+      if (variant == 2) {
+        o.stiffness = 1e6;
+        o.damping = 1e12;
+      }
+      for (bool guess : {true, false}) {
+        o.sticking_guess = guess;
+        Block::ConfigVector qn;
+        Block::TangentVector vn;
+        talus::ContactReport<double> rep;
+        ASSERT_EQ(talus::time_step_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector::Zero(),
+                                           Block::TangentVector::Zero(), h, qn, vn, o, rep),
+                  Status::ok);
+        BlockProblem::ContactForce p;
+        ASSERT_EQ(cp.force(0, p), Status::ok);
+        const double cfm = variant == 2 ? 1 / (h * o.stiffness + o.damping) : 0.0;
+        const double expected = rigid / (1 + kMass * cfm / h);
+        const double tol = lemke || guess ? 1e-14 : 1e-7;  // PGS/ADMM from 0: their tolerance
+        EXPECT_NEAR(p[0] / expected - 1, 0.0, tol) << static_cast<int>(solver) << " variant " << variant << " guess " << guess;
+        if (variant == 2) {
+          EXPECT_GT(std::abs(p[0] / rigid - 1), 1e-9) << "a finite k is not rigid";
+        } else {
+          EXPECT_NEAR(p[0] / rigid - 1, 0.0, tol);
+        }
+        EXPECT_NEAR(vn[2], (p[0] - rigid) / kMass, 1e-15);
+      }
+    }
   }
 }
 
@@ -494,7 +742,256 @@ TEST(ConsistencyContact, BadInputIsRefusedWithOutputsZero) {
   EXPECT_EQ(ex.failure().index, 0);
 }
 
-// ---- alloc -----------------------------------------------------------------------------------
+// ---- float: the active-set recovery (active_set_recovery.hpp) -----------------------------
+//
+// State 7 of the on-target reference (targets/host/contact_reference.cpp: seed 20240601, the
+// same draws), solo12 at rest on its four feet, μ = 0.7, 4-edge polygons: the feet's forces
+// nearly cancel gravity, so q̈ is small beside the free fall x_b, and recovering it as
+// x_b + P Aᵀ φ from float Lemke's φ (error ~ κ(basis) eps_f) came out 4 % off. Against the
+// double solve of the same (float-rounded) inputs, float q̈ must be within the tolerance of
+// the on-target check (32·eps_f·κ_q̈, κ_q̈ = 5.0e3 there: 1.9e-2) with a wide margin, and the
+// forces likewise; the recovery must have replaced the LCP's answer with a smaller physical
+// residual. With the recovery off the same solve is measurably worse (what this test catches).
+namespace refstate {
+struct Inputs {
+  M::ConfigVector q;
+  M::TangentVector tau;
+};
+Inputs reference_state(const M& model, int state) {
+  talus::Random rng(20240601);
+  Inputs in;
+  for (int s = 0; s <= state; ++s) {
+    talus::random_configuration(model, rng, in.q);
+    for (int k = 0; k < M::nv; ++k) {
+      (void)rng.uniform(-1, 1);  // v
+      (void)rng.uniform(-1, 1);  // a
+      in.tau[k] = rng.uniform(-1, 1);
+    }
+  }
+  return in;
+}
+}  // namespace refstate
+
+template <class S>
+struct FeetSolve {
+  using MS = solo::Model<S>;
+  using P = talus::ContactProblem<MS, 4, 4>;
+  MS model = solo::make_model<S>();
+  std::unique_ptr<talus::Data<MS>> data = std::make_unique<talus::Data<MS>>();
+  std::unique_ptr<P> cp = std::make_unique<P>();
+  typename MS::TangentVector ddq;
+  Eigen::Matrix<double, 12, 1> f;
+  talus::ContactReport<S> report;
+  FeetSolve() {
+    for (int foot : kFeet) EXPECT_EQ(cp->add_contact(model, foot, Vector3<S>::UnitZ(), S(0.7), 4), Status::ok);
+  }
+  template <class Set = void>
+  Status solve(const refstate::Inputs& in, bool recovery, Set* set = nullptr) {
+    talus::ContactOptions<S, P::max_lcp> o;
+    o.active_set_recovery = recovery;
+    const typename MS::ConfigVector q = in.q.template cast<S>();
+    const typename MS::TangentVector v = MS::TangentVector::Zero(), tau = in.tau.template cast<S>();
+    Status s;
+    if constexpr (std::is_void_v<Set>) s = talus::forward_dynamics_contact(model, *data, *cp, q, v, tau, ddq, o, report);
+    else s = talus::forward_dynamics_contact(model, *data, *cp, *set, q, v, tau, ddq, o, report);
+    for (int i = 0; i < 4; ++i) {
+      typename P::ContactForce c;
+      EXPECT_EQ(cp->force(i, c), Status::ok);
+      f.segment<3>(3 * i) = c.template cast<double>();
+    }
+    return s;
+  }
+};
+
+double rel_max(const Eigen::VectorXd& x, const Eigen::VectorXd& r, double floor = 0) {
+  return (x - r).cwiseAbs().maxCoeff() / std::max(floor, r.cwiseAbs().maxCoeff());
+}
+
+TEST(FloatContact, ActiveSetRecoveryFixesLemkeAtReferenceState7) {
+  FeetSolve<double> d;
+  FeetSolve<float> fl;
+  refstate::Inputs in = refstate::reference_state(d.model, 7);
+  // the float inputs, exactly: double solves the same rounded problem
+  in.q = in.q.cast<float>().cast<double>();
+  in.tau = in.tau.cast<float>().cast<double>();
+  ASSERT_EQ(talus::normalize(d.model, in.q), Status::ok);
+  ASSERT_EQ(d.solve(in, true), Status::ok);
+  const Eigen::VectorXd ddq_ref = d.ddq;
+  const Eigen::VectorXd f_ref = d.f;
+  ASSERT_EQ(fl.solve(in, false), Status::ok);
+  const double plain_x = rel_max(fl.ddq.cast<double>(), ddq_ref), plain_f = rel_max(fl.f, f_ref, 1e-3);
+  ASSERT_EQ(fl.solve(in, true), Status::ok);
+  const double rec_x = rel_max(fl.ddq.cast<double>(), ddq_ref), rec_f = rel_max(fl.f, f_ref, 1e-3);
+  std::printf("state 7 float vs double: q̈ %.3g -> %.3g, forces %.3g -> %.3g; physical residual %.3g -> %.3g (%d unknowns)\n",
+              plain_x, rec_x, plain_f, rec_f, static_cast<double>(fl.report.recovery.residual_lcp),
+              static_cast<double>(fl.report.recovery.residual), fl.report.recovery.active);
+  EXPECT_TRUE(fl.report.recovery.applied);
+  EXPECT_LE(fl.report.recovery.residual, fl.report.recovery.residual_lcp);
+  EXPECT_LT(rec_x, 1e-4) << "float q̈ against double (tolerance of the on-target check: 1.9e-2)";
+  EXPECT_LT(rec_f, 1e-4);
+  EXPECT_GT(plain_x, 100 * rec_x) << "without the recovery the same solve should be visibly worse";
+  // in double the recovery changes nothing beyond rounding
+  const Eigen::VectorXd f_rec = d.f;
+  ASSERT_EQ(d.solve(in, false), Status::ok);
+  EXPECT_LT(rel_max(Eigen::VectorXd(d.ddq), ddq_ref), 1e-12);
+  EXPECT_LT(rel_max(d.f, f_rec, 1e-3), 1e-12);
+}
+
+// The same with a bilateral row beside the feet (the FL shoulder held along x: P ≠ H⁻¹), at
+// the 20 reference states: float with the recovery against double, and double with and
+// without it equal up to rounding.
+TEST(FloatContact, ActiveSetRecoveryWithBilateralRows) {
+  FeetSolve<double> d;
+  FeetSolve<float> fl;
+  auto set_d = std::make_unique<talus::ConstraintSet<M, 12, 4>>();
+  auto set_f = std::make_unique<talus::ConstraintSet<solo::Model<float>, 12, 4>>();
+  ASSERT_EQ(set_d->add_contact(d.model, solo::frame_id("FL_SHOULDER"), {Vector3<double>::UnitX()}), Status::ok);
+  ASSERT_EQ(set_f->add_contact(fl.model, solo::frame_id("FL_SHOULDER"), {Vector3<float>::UnitX()}), Status::ok);
+  ASSERT_EQ(set_d->bind(d.model), Status::ok);
+  ASSERT_EQ(set_f->bind(fl.model), Status::ok);
+  int applied = 0;
+  double worst_x = 0, worst_f = 0, worst_plain_x = 0, worst_double = 0;
+  for (int state = 0; state < 20; ++state) {
+    refstate::Inputs in = refstate::reference_state(d.model, state);
+    in.q = in.q.cast<float>().cast<double>();
+    in.tau = in.tau.cast<float>().cast<double>();
+    ASSERT_EQ(talus::normalize(d.model, in.q), Status::ok);
+    ASSERT_EQ(d.solve(in, false, set_d.get()), Status::ok) << state;
+    const Eigen::VectorXd x0 = d.ddq, f0 = d.f;
+    ASSERT_EQ(d.solve(in, true, set_d.get()), Status::ok) << state;
+    worst_double = std::max(worst_double, std::max(rel_max(Eigen::VectorXd(d.ddq), x0), rel_max(d.f, f0, 1e-3)));
+    ASSERT_EQ(fl.solve(in, false, set_f.get()), Status::ok) << state;
+    worst_plain_x = std::max(worst_plain_x, rel_max(fl.ddq.cast<double>(), Eigen::VectorXd(d.ddq)));
+    ASSERT_EQ(fl.solve(in, true, set_f.get()), Status::ok) << state;
+    applied += fl.report.recovery.applied;
+    const double ex = rel_max(fl.ddq.cast<double>(), Eigen::VectorXd(d.ddq)), ef = rel_max(fl.f, d.f, 1e-3);
+    worst_x = std::max(worst_x, ex);
+    worst_f = std::max(worst_f, ef);
+    EXPECT_LT(ex, 2e-3) << state;
+    EXPECT_LT(ef, 2e-3) << state;
+  }
+  std::printf("bilateral row present, 20 states: float vs double worst q̈ %.3g (without the recovery %.3g), forces %.3g; "
+              "recovery applied at %d; double with/without %.3g\n",
+              worst_x, worst_plain_x, worst_f, applied, worst_double);
+  EXPECT_GE(applied, 5);
+  EXPECT_LT(worst_double, 1e-12);
+}
+
+// One reason per input (issue "ok means right", item 5): a bad q̇, τ, fext, h, or each option
+// is refused with its own reason (and, for an option, which one), outputs zero, at every level
+// it applies to; the baseline call with every input valid is ok.
+TEST(ConsistencyContact, EachBadInputHasItsOwnReason) {
+  using talus::ContactOption;
+  Solo s(0.5);
+  Problem& cp = *s.cp;
+  const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
+  const M::TangentVector v0 = M::TangentVector::Zero(), tau0 = M::TangentVector::Zero();
+  M::TangentVector vbad = v0, taubad = tau0;
+  vbad[4] = nan;
+  taubad[9] = 2 * talus::input_limits::magnitude;
+  talus::ExternalForces<M> f0 = talus::zero_external_forces<M>(), fbad = f0;
+  fbad[3][2] = inf;
+  talus::ContactReport<double> rep;
+  M::TangentVector a;
+  M::ConfigVector qn;
+  enum Level { acc, imp, step };
+  const auto run = [&](Level level, const M::TangentVector& v, const M::TangentVector& tau,
+                       const talus::ExternalForces<M>* f, double h, const Options& o) {
+    a.setConstant(7);
+    qn.setConstant(7);
+    Status st = Status::ok;
+    if (level == acc) st = talus::forward_dynamics_contact(s.model, *s.data, cp, s.q, v, tau, a, o, rep, f);
+    if (level == imp) st = talus::impulses_contact(s.model, *s.data, cp, s.q, v, a, o, rep);
+    if (level == step) st = talus::time_step_contact(s.model, *s.data, cp, s.q, v, tau, h, qn, a, o, rep, f);
+    return st;
+  };
+  const auto expect = [&](const char* what, Status st, ContactFailureReason why, ContactOption option, Level level) {
+    SCOPED_TRACE(what);
+    SCOPED_TRACE(level);
+    EXPECT_EQ(st, Status::invalid_input);
+    EXPECT_EQ(cp.failure().status, Status::invalid_input);
+    EXPECT_EQ(cp.failure().reason, why) << talus::to_string(cp.failure().reason);
+    EXPECT_EQ(cp.failure().option, option) << talus::to_string(cp.failure().option);
+    EXPECT_EQ(cp.failure().index, -1);
+    EXPECT_EQ(a, M::TangentVector::Zero());
+    if (level == step) {
+      EXPECT_EQ(qn, M::ConfigVector::Zero());
+    }
+  };
+  const Options good;
+  for (Level level : {acc, imp, step}) {
+    ASSERT_EQ(run(level, v0, tau0, &f0, 1e-3, good), Status::ok) << "the baseline is ok: " << level;
+    EXPECT_EQ(cp.failure().option, ContactOption::none);
+    expect("v NaN", run(level, vbad, tau0, &f0, 1e-3, good), ContactFailureReason::v_invalid, ContactOption::none, level);
+  }
+  for (Level level : {acc, step}) {
+    expect("tau beyond magnitude", run(level, v0, taubad, &f0, 1e-3, good), ContactFailureReason::tau_invalid,
+           ContactOption::none, level);
+    expect("fext Inf", run(level, v0, tau0, &fbad, 1e-3, good), ContactFailureReason::fext_invalid, ContactOption::none,
+           level);
+  }
+  for (double h : {-1e-3, 0.0, nan, 11.0})
+    expect("h outside (0, 10]", run(step, v0, tau0, nullptr, h, good), ContactFailureReason::step_invalid,
+           ContactOption::none, step);
+
+  struct OptionCase {
+    const char* what;
+    void (*set)(Options&);
+    ContactOption option;
+  };
+  const OptionCase options[] = {
+      {"solver 7", [](Options& o) { o.solver = static_cast<talus::ContactSolver>(7); }, ContactOption::solver},
+      {"restitution 2", [](Options& o) { o.restitution = 2; }, ContactOption::restitution},
+      {"restitution -0.1", [](Options& o) { o.restitution = -0.1; }, ContactOption::restitution},
+      {"softening NaN", [](Options& o) { o.softening = std::nan(""); }, ContactOption::softening},
+      {"softening -1", [](Options& o) { o.softening = -1; }, ContactOption::softening},
+      {"stiffness -1", [](Options& o) { o.stiffness = -1; }, ContactOption::stiffness},
+      {"stiffness NaN", [](Options& o) { o.stiffness = std::nan(""); }, ContactOption::stiffness},
+      {"damping 1e13", [](Options& o) { o.damping = 1e13; }, ContactOption::damping},
+      {"margin -0.01", [](Options& o) { o.margin = -0.01; }, ContactOption::margin},
+      {"margin NaN", [](Options& o) { o.margin = std::nan(""); }, ContactOption::margin},
+      {"lcp pivot tolerance -1", [](Options& o) { o.lcp.pivot_tolerance = -1; }, ContactOption::lcp},
+      {"lcp max pivots -1", [](Options& o) { o.lcp.max_pivots = -1; }, ContactOption::lcp},
+  };
+  for (const OptionCase& c : options) {
+    Options o;
+    c.set(o);
+    for (Level level : {acc, imp, step})
+      expect(c.what, run(level, v0, tau0, nullptr, 1e-3, o), ContactFailureReason::options_invalid, c.option, level);
+  }
+  {  // the cone solvers' options, when PGS or ADMM solves (refused before the cone/solver
+     // mismatch of these polygon feet: the option is named, not the contact)
+    Options o;
+    o.solver = talus::ContactSolver::pgs;
+    o.cone.max_iterations = 0;
+    expect("cone max_iterations 0", run(acc, v0, tau0, nullptr, 1e-3, o), ContactFailureReason::options_invalid,
+           ContactOption::cone, acc);
+  }
+  {  // k = b = 0: cfm = 1/(h k + b) is not finite (time stepping only)
+    Options o;
+    o.stiffness = 0;
+    o.damping = 0;
+    expect("k = b = 0", run(step, v0, tau0, nullptr, 1e-3, o), ContactFailureReason::options_invalid,
+           ContactOption::compliance, step);
+    EXPECT_EQ(run(acc, v0, tau0, nullptr, 1e-3, o), Status::ok) << "k and b do not enter the acceleration level";
+  }
+  cp.sliding_speed = -1;
+  expect("sliding_speed -1", run(acc, v0, tau0, nullptr, 1e-3, good), ContactFailureReason::options_invalid,
+         ContactOption::sliding_speed, acc);
+  cp.sliding_speed = 1e-4;
+  cp.limit_margin = nan;
+  expect("limit_margin NaN", run(imp, v0, tau0, nullptr, 1e-3, good), ContactFailureReason::options_invalid,
+         ContactOption::limit_margin, imp);
+  cp.limit_margin = 1e-3;
+  EXPECT_EQ(run(acc, v0, tau0, nullptr, 1e-3, good), Status::ok);
+  EXPECT_EQ(cp.failure().reason, ContactFailureReason::none) << "success clears the record";
+  EXPECT_EQ(cp.failure().option, ContactOption::none);
+  for (auto r : {ContactFailureReason::v_invalid, ContactFailureReason::tau_invalid, ContactFailureReason::fext_invalid,
+                 ContactFailureReason::step_invalid, ContactFailureReason::options_invalid})
+    EXPECT_STRNE(talus::to_string(r), "unknown");
+  EXPECT_STREQ(talus::to_string(ContactFailureReason::step_invalid), "step_invalid");
+  EXPECT_STREQ(talus::to_string(ContactOption::compliance), "compliance");
+}
 
 TEST(AllocContact, NoHeapInAnySolveWithContactsToggled) {
   Solo s(0.7);

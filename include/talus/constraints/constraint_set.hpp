@@ -54,11 +54,15 @@
 ///              outlive the set (a static or a member next to the set).
 ///
 /// Life cycle: add_contact / add_contact_6d / add_loop / add_custom at start-up (each returns
-/// a Status: capacity_exceeded when rows or constraints exceed the capacity, invalid_input
-/// for a zero axis or too many axes, or when the set is already bound: adding would change
-/// the rows a running controller reads, so it is refused; call unbind() first), then
-/// bind(model) validates body ids and axes against the model. Solvers refuse a set that is
-/// not bound. set_active(index, on), set_contact_anchor, set_contact_placement and
+/// a Status: capacity_exceeded when rows or constraints exceed the capacity; invalid_input,
+/// with failure() naming the input, for a body id outside ModelT (body_out_of_range), a point
+/// not finite or beyond input_limits::position (point_invalid), a normal with |‖n‖ − 1| > 1e-6
+/// (normal_not_unit), a frame that is not a rigid transform (placement_invalid), a zero axis,
+/// 0 or too many axes (axis_count), a Baumgarte T out of range, or when the set is already
+/// bound: adding would change the rows a running controller reads, so it is refused; call
+/// unbind() first). Every add checks what bind checks, at once: a refused add leaves the set
+/// unchanged. bind(model) checks them again (and the model, and custom rows). Solvers refuse
+/// a set that is not bound. set_active(index, on), set_contact_anchor, set_contact_placement and
 /// set_loop_frames between any two calls: nothing is reallocated or rebound.
 ///
 /// Failures say which and why: every refused add, bind and every constraint function or
@@ -525,10 +529,15 @@ class ConstraintSet {
     entries_[count_].rows = n;
     return &entries_[count_];
   }
+  /// Validates the new entry (built in the unused slot entries_[count_]) with bind's own
+  /// checks before counting it: a refused add leaves the set as it was, and the reason names
+  /// the input at the call that passed it, not at a later bind.
   Status finish_entry(Entry* e, const char* name, int user_id) {
     for (int k = 0; k < e->rows; ++k)
       if (!(e->axis[k].norm() > S(0)) && e->kind != ConstraintKind::custom)
         return refuse(Status::invalid_input, FailureReason::zero_axis, count_, e->kind);
+    if (const FailureReason r = entry_check(*e); r != FailureReason::none)
+      return refuse(Status::invalid_input, r, count_, e->kind);
     e->name = name;
     e->user_id = user_id;
     total_rows_ += e->rows;

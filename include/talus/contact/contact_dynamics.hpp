@@ -10,7 +10,8 @@
 ///       complementarity (a_t along each edge + Λ ≥ 0 ⟂ β ≥ 0, μ f_n − Σβ ≥ 0 ⟂ Λ ≥ 0);
 ///       sliding, f_t = −μ f_n v_t/‖v_t‖; each limit row: a ≥ 0 ⟂ f ≥ 0.
 ///   impulses_contact           velocity level, an impact (Anitescu–Potra; Drake's SolveImpactProblem):
-///       H (v⁺ − v⁻) = Gᵀλ + Aᵀφ,   G v⁺ = 0,   v_n⁺ + k ≥ 0 ⟂ φ_n ≥ 0 (softened by γ), polygons.
+///       H (v⁺ − v⁻) = Gᵀλ + Aᵀφ,   G v⁺ = w (0 unless given),   v_n⁺ + k ≥ 0 ⟂ φ_n ≥ 0 (softened by γ),
+///       polygons.
 ///   time_step_contact          one step h of the discretized problem (semi-implicit Euler):
 ///       H (v⁺ − v) = h (τ − C) + Gᵀλ + Aᵀφ,   q⁺ = q ⊕ h v⁺, with each contact a spring–damper
 ///       of stiffness k and damping b made rigid by complementarity (cfm, erp below).
@@ -29,8 +30,17 @@
 /// from it. ContactReport::guess says which. A = the rows (n, t₁, t₂) of each contact's point Jacobian and the limit rows;
 /// φ = the packed row forces (contact frame per contact); λ = the bilateral forces (cs.lambda).
 ///
+/// Targets: each normal and limit row asks for its target (ContactProblem::set_target,
+/// set_limit_target: a moving plane, a separation velocity, restitution as a velocity) at every
+/// level and with every solver: it is taken out of the row's free motion (ws.free), so a row
+/// reads a_n − a_target ≥ 0 (acceleration) or v_n⁺ − v_target + k ≥ 0 (impact, step; k the
+/// level's restitution or gap term).
+///
 /// Status (outputs zero unless ok; the problem's failure() says why, the bilateral set's too
-/// when it refused): invalid_input (bad q, q̇, τ, h or options: ContactFailureReason),
+/// when it refused): invalid_input, one reason per input (ContactFailureReason q_invalid,
+/// v_invalid, tau_invalid, fext_invalid, step_invalid for h, options_invalid with
+/// ContactFailure::option naming the option: a ContactOptions field, cp.sliding_speed,
+/// cp.limit_margin, or `compliance` for a stiffness and damping too soft for h),
 /// capacity_exceeded never (capacities are compile-time), singular (H not positive definite,
 /// inconsistent bilateral rows, or the LCP has no solution the method can find: a secondary
 /// ray, e.g. Painlevé's paradox), not_converged (pivot cap), overflow (a non-finite result).
@@ -41,8 +51,10 @@
 #include <talus/algorithms/rnea.hpp>
 #include <talus/algorithms/sparse_factorization.hpp>
 #include <talus/constraints/constraint_quantities.hpp>
+#include <talus/contact/active_set_recovery.hpp>
 #include <talus/contact/contact_problem.hpp>
 #include <talus/model/configuration.hpp>
+#include <talus/solvers/forward_dynamics_proximal.hpp>
 #include <talus/solvers/lcp_lemke.hpp>
 
 namespace talus {
@@ -64,7 +76,10 @@ struct ContactOptions {
     o.regularize = LcpRegularization::on_failure;  // each regularized answer re-checked (lcp_lemke.hpp)
     return o;
   }();
-  /// Impacts: restitution e ∈ [0, 1]: each normal row asks v_n⁺ ≥ −e v_n⁻ (k = e min(0, v_n⁻)).
+  /// Impacts: restitution e ∈ [0, 1]: each normal row asks v_n⁺ ≥ −e v_n⁻ (k = e min(0, v_n⁻)),
+  /// added to the contact's target: v_n⁺ ≥ v_target − e min(0, v_n⁻). Outside [0, 1] it is
+  /// refused; a rebound beyond it (or against a moving plane: v_p − e (v_n⁻ − v_p)) is written
+  /// as the target velocity (ContactProblem::set_target) with e = 0.
   S restitution = S(0);
   /// Impacts: softening γ ≥ 0 added to each normal row's diagonal (s/kg·m⁻¹ scale of the Delassus operator).
   S softening = S(0);
@@ -72,7 +87,16 @@ struct ContactOptions {
   /// cfm = 1/(h k + b), erp = h k/(h k + b) (the spring–damper f = −k φ − b v_n made
   /// implicit). The default k = ∞ is rigid: cfm = 0, erp = 1 (a penetration is removed in
   /// one step); a finite k, b soften the contact (needed for a redundant set to have a
-  /// unique answer, and what MuJoCo's solref models).
+  /// unique answer, and what MuJoCo's solref models). Rigid (k = ∞, any b ≤ 1e12, which is
+  /// then ignored) is exactly cfm = 0, not a small one: a finite k leaves cfm = 1/(h k + b) > 0
+  /// and a contact's first force off its rigid value by about m·cfm/h, relative (m the
+  /// effective mass; 2e-9 for m = 2 kg, h = 1 ms, b = 1e12, k = 0). Every solver takes
+  /// cfm = 0: Lemke solves the rigid LCP (M = D, only semi-definite for redundant contacts:
+  /// the degenerate case of lcp_lemke.hpp, with its retries and checked regularization); ADMM
+  /// factors W + ρI (ρ > 0); PGS needs each contact's diagonal block of D invertible (a point
+  /// contact whose body is not locked by bilateral rows; else `singular`) and, with friction,
+  /// has no convergence proof (the cap bounds it). A positive cfm is needed only to make a
+  /// redundant set's forces unique, not for a solver to run.
   S stiffness = std::numeric_limits<S>::infinity();
   S damping = S(0);
   /// Time stepping: a contact takes part when its gap φ ≤ margin (m; +∞: always on).
@@ -84,6 +108,21 @@ struct ContactOptions {
   /// tried when a contact slides. A guess with a force clearly outside its cone is dropped
   /// after the solve, before any check (measured cost then ≈ 1–2 µs on solo12, bench/RESULTS.md).
   bool sticking_guess = true;
+  /// Lemke: once the LCP's answer is known, refine it on the physical system of its active
+  /// rows (active_set_recovery.hpp: q̈ from the rows' accelerations, not from the LCP's
+  /// cancelling terms; the active set corrected where a row goes negative); kept only when
+  /// it stays in the cones, passes Lemke's check and its physical residual is no larger.
+  /// ContactReport::recovery says what it did.
+  bool active_set_recovery = true;
+  /// With a ConstraintSet: recover the bilateral forces λ (cs.lambda) by proximal steps
+  /// λ ← λ + (Y + μI)⁻¹ (r − Y λ) from λ = 0, Y = G P₀ Gᵀ (forward_dynamics_proximal.hpp, with
+  /// the `proximal` settings: μ, accuracies, cap) instead of the pivoted QR. For a redundant set
+  /// (four welded corners) that is the minimum-norm λ — a symmetric load shared evenly — where the
+  /// QR gives a basic solution that may load a few rows and pull on another. q̈ (v⁺) and the
+  /// unilateral forces are the same either way (they do not depend on which λ). Iterations and
+  /// residual in ContactReport::bilateral; not_converged at the cap, singular if Y + μI does not factor.
+  bool bilateral_minimum_norm = false;
+  ProximalSettings<S> proximal;
 };
 
 /// What became of the sticking guess (ContactOptions::sticking_guess).
@@ -114,6 +153,8 @@ struct ContactReport {
   ContactGuess guess = ContactGuess::not_tried;  ///< the sticking guess's fate
   LcpReport<S> lcp;      ///< Lemke: pivots, attempts, residual, regularization, exit
   ConeSolverReport<S> cone;  ///< PGS/ADMM: iterations, residuals, exit
+  ActiveSetReport<S> recovery;  ///< Lemke: the active-set recovery (ContactOptions::active_set_recovery)
+  ProximalReport<S> bilateral;  ///< λ by proximal steps (ContactOptions::bilateral_minimum_norm)
 };
 
 namespace detail {
@@ -125,12 +166,40 @@ enum class ContactLevel { acceleration, impact, step };
 template <class CP>
 using ContactOptionsOf = ContactOptions<typename CP::S, CP::max_lcp>;
 
+/// The first option outside its documented range (none: all valid). The cone solver's
+/// options are checked when PGS/ADMM solves, Lemke's when Lemke does, each by the solver's
+/// own rule on an empty problem (so the rule is not restated here).
+template <class S, int N>
+ContactOption contact_option_invalid(const ContactOptions<S, N>& o) {
+  if (static_cast<unsigned>(o.solver) > 2u) return ContactOption::solver;
+  if (!(o.restitution >= S(0) && o.restitution <= S(1))) return ContactOption::restitution;
+  if (!(o.softening >= S(0) && o.softening <= S(1e9))) return ContactOption::softening;
+  if (!(o.stiffness >= S(0))) return ContactOption::stiffness;  // +∞ (rigid) allowed
+  if (!(o.damping >= S(0) && o.damping <= S(1e12))) return ContactOption::damping;
+  if (!(o.margin >= S(0))) return ContactOption::margin;  // +∞ (always on) allowed
+  if (o.bilateral_minimum_norm && !proximal_settings_valid(o.proximal)) return ContactOption::proximal;
+  if (o.solver == ContactSolver::lemke) {
+    const typename LcpOptions<S, N>::Vector empty = LcpOptions<S, N>::Vector::Zero(o.lcp.covering.size());
+    if (!lcp_inputs_valid(Eigen::Matrix<S, 0, 0>(), empty, o.lcp)) return ContactOption::lcp;
+  } else {
+    const Eigen::Matrix<S, 0, 1> none;
+    if (cone_validate<S, 1>(Eigen::Matrix<S, 0, 0>(), none, none, none, o.cone) != ConeSolverExit::none)
+      return ContactOption::cone;
+  }
+  return ContactOption::none;
+}
 /// Options within their documented ranges.
 template <class S, int N>
 bool contact_options_valid(const ContactOptions<S, N>& o) {
-  return static_cast<unsigned>(o.solver) <= 2u && o.restitution >= S(0) && o.restitution <= S(1) && o.softening >= S(0) && o.softening <= S(1e9) &&
-         o.stiffness >= S(0) && o.damping >= S(0) && o.damping <= S(1e12) && o.margin >= S(0) &&
-         !(o.stiffness != o.stiffness) && !(o.margin != o.margin);
+  return contact_option_invalid(o) == ContactOption::none;
+}
+/// The problem's own options (sliding_speed, limit_margin) within their ranges.
+template <class CP>
+ContactOption problem_option_invalid(const CP& cp) {
+  using S = typename CP::S;
+  if (!(cp.sliding_speed >= S(0) && cp.sliding_speed <= S(1e3))) return ContactOption::sliding_speed;
+  if (!(cp.limit_margin >= S(0) && cp.limit_margin <= S(1e3))) return ContactOption::limit_margin;
+  return ContactOption::none;
 }
 
 /// The unilateral rows at the state of data (kinematics with q̈ = 0 and data.J already
@@ -145,6 +214,8 @@ void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML
   ws.A.setZero(max_rows, ModelT::nv);
   ws.bias.setZero(max_rows);
   ws.row_velocity.setZero(max_rows);
+  ws.target.setZero(max_rows);
+  const bool accel = level == ContactLevel::acceleration;
   int r = 0;
   for (int i = 0; i < cp.size(); ++i) {
     const auto& c = cp.contact(i);
@@ -165,6 +236,7 @@ void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML
       ws.row_velocity(r + j) = axes[j].dot(fm.dp);
       gap(r + j) = j == 0 ? g : S(0);
     }
+    ws.target(r) = accel ? c.target_acceleration : c.target_velocity;
     r += 3;
   }
   for (int l = 0; l < cp.limits(); ++l) {
@@ -178,6 +250,7 @@ void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML
       ws.A(r, L.idx_v) = sign;
       ws.bias(r) = S(0);
       ws.row_velocity(r) = sign * v[L.idx_v];
+      ws.target(r) = accel ? L.target_acceleration[side] : L.target_velocity[side];
       gap(r) = g;
       ++r;
     }
@@ -345,11 +418,51 @@ GuessResult sticking_guess(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel 
   return GuessResult::inside;
 }
 
+/// Whether active contact i slides at this level: only at acceleration level (at velocity
+/// level sliding follows from the solution), ‖v_t‖ > sliding_speed (classify) or > 0 (sliding).
+/// v̂ = v_t/‖v_t‖ in (t₁, t₂) coefficients goes to dir.
+template <class CP>
+bool contact_slides(const CP& cp, int i, ContactLevel level, typename CP::S dir[2]) {
+  using S = typename CP::S;
+  using std::sqrt;
+  const int r = cp.ws.contact_row[i];
+  const auto& c = cp.contact(i);
+  if (r < 0 || level != ContactLevel::acceleration || c.mode == ContactMode::sticking) return false;
+  const S vt1 = cp.ws.row_velocity(r + 1), vt2 = cp.ws.row_velocity(r + 2), speed = sqrt(vt1 * vt1 + vt2 * vt2);
+  if (!(c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed)) return false;
+  dir[0] = vt1 / speed;
+  dir[1] = vt2 / speed;
+  return true;
+}
+template <class CP>
+bool any_contact_slides(const CP& cp, ContactLevel level) {
+  typename CP::S dir[2];
+  for (int i = 0; i < cp.size(); ++i)
+    if (contact_slides(cp, i, level, dir)) return true;
+  return false;
+}
+
 /// The exact-cone solve (PGS or ADMM) of the rows built by contact_solve (ws.A, ws.D, ws.free,
 /// the gaps): one 3-row unit per active contact, one per active limit row (whose two tangent
 /// rows are inert: W = I, b = 0, μ = 0, so their forces stay 0). The level terms are the
 /// LCP's: restitution and softening on impact normals, the gap (erp) and cfm/h at a step.
 /// `guessed`: ws.phi holds the sticking guess, the start unless options.cone.warm_start.
+///
+/// A contact sliding at acceleration level (contact_slides) is a normal-only unit like a limit
+/// row (μ = 0 in the solver, tangents inert) whose force column carries the kinetic friction
+/// f_t = −μ f_n v̂ (the polygon path's N − μQ): column w_b = D(:, n_b) − μ D(:, t_b) v̂_b, the
+/// row a_n ≥ 0 ⟂ f_n ≥ 0. That column makes W non-symmetric, which PGS and ADMM refuse, so it is
+/// split: the solver's symmetric W keeps D plus the column's diagonal term c_b = −μ D(n_b, t_b) v̂_b
+/// when c_b > 0 (a positive diagonal keeps W positive semi-definite), and the rest (off-diagonal
+/// entries, a negative c_b) enters b as a load L(f) = E f_n computed from the current forces.
+/// Passes: b = b₀ + L(f), solve warm from f (at a quarter of the tolerances, so that the load's
+/// change leaves room), until f passes the solver's check on b₀ + L(f) of that same f at the
+/// caller's tolerances (W f + b₀ + L(f) is the true σ: f solves the non-symmetric problem).
+/// The passes share the cap options.cone.max_iterations (report.cone.iterations is the sum);
+/// report.cone's residuals are those of the non-symmetric problem.
+/// Convergence: one contact alone converges iff D_nn + c > 0 (the scalar LCP has a unique
+/// answer; else Painlevé's case); several sliding contacts converge when the off-diagonal
+/// kinetic terms are small beside the normal block (no guarantee: not_converged at the cap).
 /// Fills ws.phi; on failure `why` and `index` say why.
 template <class ModelT, int MC, int ME, int ML, class Gap>
 Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, typename ModelT::Scalar h,
@@ -358,36 +471,37 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
                    ContactReport<typename ModelT::Scalar>& report, ContactFailureReason& why, int& index) {
   using S = typename ModelT::Scalar;
   using std::sqrt;
+  constexpr int max_units = ContactProblem<ModelT, MC, ME, ML>::max_cone_units;
   auto& ws = cp.ws;
   const int m = ws.rows;
-  int k = 0;
-  ws.mu.resize(ContactProblem<ModelT, MC, ME, ML>::max_cone_units);
+  int k = 0, slides = 0;
+  S dir[max_units][2] = {};  // sliding units: v̂ in (t₁, t₂) coefficients
+  S kmu[max_units] = {};  // sliding units: μ of the kinetic friction (0 otherwise)
+  bool slide[max_units] = {};
+  ws.mu.resize(max_units);
   for (int i = 0; i < cp.size(); ++i) {
     const int r = ws.contact_row[i];
     if (r < 0) continue;
     const auto& c = cp.contact(i);
-    if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
-      // Coulomb's law on accelerations holds for a contact at rest; a sliding one needs its
-      // kinetic friction in the normal column (the polygon and Lemke), or the velocity level.
-      const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2), speed = sqrt(vt1 * vt1 + vt2 * vt2);
-      if (c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed) {
-        why = ContactFailureReason::cone_not_supported;
-        index = i;
-        return Status::invalid_input;
-      }
-    }
+    slide[k] = contact_slides(cp, i, level, dir[k]);
+    cp.sliding_[i] = slide[k];
+    slides += slide[k];
+    kmu[k] = slide[k] ? c.mu : S(0);
     ws.unit_row[k] = r;
     ws.unit_limit[k] = false;
-    ws.mu(k) = c.mu;
+    ws.mu(k) = slide[k] ? S(0) : c.mu;
     ++k;
     report.contacts += 1;
   }
+  report.sliding = slides;
   for (int l = 0; l < cp.limits(); ++l)
     for (int side = 0; side < 2; ++side) {
       const int r = ws.limit_row[l][side];
       if (r < 0) continue;
       ws.unit_row[k] = r;
       ws.unit_limit[k] = true;
+      slide[k] = false;
+      kmu[k] = S(0);
       ws.mu(k) = S(0);
       ++k;
       report.limit_rows += 1;
@@ -395,7 +509,17 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
   ws.mu.conservativeResize(k);
   const int n = 3 * k;
   report.unknowns = n;
-  const auto row_of = [&](int a, int i) { return ws.unit_limit[a] ? (i == 0 ? ws.unit_row[a] : -1) : ws.unit_row[a] + i; };
+  const auto row_of = [&](int a, int i) {
+    return ws.unit_limit[a] || slide[a] ? (i == 0 ? ws.unit_row[a] : -1) : ws.unit_row[a] + i;
+  };
+  // the kinetic friction of sliding unit bb seen by row ia: −μ v̂ᵀ D(row, t rows of bb)
+  const auto kinetic = [&](int ia, int bb) {
+    const int ra = row_of(ia / 3, ia % 3), rb = ws.unit_row[bb];
+    return ra < 0 ? S(0) : -kmu[bb] * (ws.D(ra, rb + 1) * dir[bb][0] + ws.D(ra, rb + 2) * dir[bb][1]);
+  };
+  // its split: the part in the solver's W (a positive diagonal) and the part in the load
+  const auto in_w = [&](int ia, int bb) { return ia == 3 * bb ? std::max(kinetic(ia, bb), S(0)) : S(0); };
+  const auto in_load = [&](int ia, int bb) { return kinetic(ia, bb) - in_w(ia, bb); };
   ws.W.setZero(n, n);
   ws.b.setZero(n);
   for (int a = 0; a < k; ++a)
@@ -409,6 +533,7 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
         for (int j = 0; j < 3; ++j)
           if (const int rb = row_of(bb, j); rb >= 0) ws.W(ia, 3 * bb + j) = ws.D(ra, rb);
       ws.b(ia) = ws.free(ra);
+      if (slide[a]) ws.W(ia, ia) += in_w(ia, a);
       if (i != 0) continue;
       const RowTerms<S> t = row_terms(level, ws.unit_limit[a], opt, ws.row_velocity(ra), gap(ra), h, cfm, erp);
       ws.b(ia) += t.rhs;
@@ -418,14 +543,61 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
   ConeSolverOptions<S> copt = opt.cone;
   if (opt.cone.warm_start) {
     for (int a = 0, i = 0; i < cp.size(); ++i)
-      if (ws.contact_row[i] >= 0) ws.f.template segment<3>(3 * a++) = ws.previous_force[i];
-  } else if (guessed) {  // start from the sticking guess (ws.phi); limit units from 0
+      if (ws.contact_row[i] >= 0) {
+        ws.f.template segment<3>(3 * a) = ws.previous_force[i];
+        if (slide[a]) ws.f.template segment<2>(3 * a + 1).setZero();  // inert tangents
+        ++a;
+      }
+  } else if (guessed && slides == 0) {  // start from the sticking guess (ws.phi); limit units from 0
     for (int a = 0; a < k; ++a)
       if (!ws.unit_limit[a]) ws.f.template segment<3>(3 * a) = ws.phi.template segment<3>(ws.unit_row[a]);
     copt.warm_start = true;
   }
-  const Status s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone)
-                                                    : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone);
+  // passes (one without a sliding contact): b = b₀ + L(f), solve from f with a quarter of the
+  // tolerances (headroom for the load's change), until f passes the check of the true problem
+  // (W f + b₀ + L(f) is its σ) at the caller's tolerances
+  typename ContactProblem<ModelT, MC, ME, ML>::Workspace::ConeStorage::Vector b0 = ws.b;
+  const auto load_b = [&] {
+    for (int ia = 0; ia < n; ++ia) {
+      S load = S(0);
+      for (int bb = 0; bb < k; ++bb)
+        if (slide[bb]) load += in_load(ia, bb) * ws.f(3 * bb);
+      ws.b(ia) = b0(ia) + load;
+    }
+  };
+  // the true (non-symmetric) operator, W plus the load's columns, read entry by entry (never
+  // stored): the check of every pass is on it and b₀, so the residuals reported are the true ones
+  using ConeMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const auto true_w = ConeMatrix::NullaryExpr(n, n, [&](Eigen::Index ia, Eigen::Index jb) {
+    const int bb = static_cast<int>(jb / 3);
+    return jb % 3 == 0 && slide[bb] ? ws.W(ia, jb) + in_load(static_cast<int>(ia), bb) : ws.W(ia, jb);
+  });
+  if (slides > 0) {
+    copt.absolute_tolerance /= S(4);
+    copt.relative_tolerance /= S(4);
+  }
+  int used = 0;
+  Status s = Status::ok;
+  for (int pass = 0; pass <= opt.cone.max_iterations; ++pass) {
+    if (slides > 0) {
+      if (pass > 0 && used >= opt.cone.max_iterations) {
+        s = Status::not_converged;
+        report.cone.exit = ConeSolverExit::iteration_cap;
+        break;
+      }
+      copt.max_iterations = opt.cone.max_iterations - used;
+      load_b();
+    }
+    s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone)
+                                         : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone);
+    used += report.cone.iterations;
+    if (s != Status::ok || slides == 0) break;
+    load_b();
+    S sf = S(0), ss = S(0);
+    if (cone_check(true_w, b0, ws.mu, ws.f, k, opt.cone, ws.cone, report.cone, sf, ss)) break;
+    copt.warm_start = true;  // a pass with 0 iterations passed this check: each further one costs ≥ 1
+  }
+  report.cone.iterations = used;
   if (guessed && !opt.cone.warm_start)
     report.guess = s == Status::ok && report.cone.iterations == 0 ? ContactGuess::accepted : ContactGuess::rejected;
   if (s != Status::ok) {
@@ -436,16 +608,63 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
     return s;
   }
   ws.phi.setZero(m);
-  for (int a = 0; a < k; ++a)
+  for (int a = 0; a < k; ++a) {
     for (int i = 0; i < 3; ++i)
       if (const int ra = row_of(a, i); ra >= 0) ws.phi(ra) = ws.f(3 * a + i);
+    if (slide[a])  // the kinetic friction f_t = −μ f_n v̂ of the normal column
+      for (int i = 0; i < 2; ++i) ws.phi(ws.unit_row[a] + 1 + i) = -kmu[a] * ws.f(3 * a) * dir[a][i];
+  }
   return Status::ok;
+}
+
+/// ContactOptions::bilateral_minimum_norm: on entry bil.lambda = r = g − G t (t = H⁻¹(b + Aᵀφ)),
+/// bil.ws.Y = G H⁻¹ Gᵀ; on exit bil.lambda = the minimum-norm λ with Y λ = r, by the proximal
+/// steps of forward_dynamics_proximal.hpp (Y is left as Y + μI). The residual ‖r − Y λ‖∞ is held
+/// to absolute + relative · (‖g‖∞ + ‖ |G| |t| ‖∞); the set's consistency was checked before.
+template <class BS, class Gv, class T>
+Status bilateral_minimum_norm(BS& bil, const Gv& g, const T& t, const ProximalSettings<typename BS::S>& settings,
+                              ProximalReport<typename BS::S>& report) {
+  using S = typename BS::S;
+  using std::abs;
+  auto& bw = bil.ws;
+  const int mb = static_cast<int>(bil.lambda.size());
+  S scale = S(0);
+  for (int i = 0; i < mb; ++i) {
+    S row = S(0);
+    for (int j = 0; j < bil.G.cols(); ++j) row += abs(bil.G.coeff(i, j)) * abs(t.coeff(j));
+    scale = std::max(scale, row);
+  }
+  report.tolerance = settings.absolute_accuracy + settings.relative_accuracy * (g.cwiseAbs().maxCoeff() + scale);
+  bw.r = bil.lambda;  // r
+  bw.Y.diagonal().array() += settings.mu;
+  bw.Y_llt.compute(bw.Y);
+  if (bw.Y_llt.info() != Eigen::Success || !all_finite(bw.Y_llt.matrixLLT().diagonal())) return Status::singular;
+  bil.lambda.setZero(mb);
+  bw.qy = bw.r;  // the residual r − Y λ at λ = 0
+  for (int k = 1; k <= settings.max_iterations; ++k) {
+    bw.Y_llt.solveInPlace(bw.qy);  // Δλ = (Y + μI)⁻¹ (r − Y λ)
+    bil.lambda += bw.qy;
+    report.iterations = k;
+    report.lambda_step = bw.qy.cwiseAbs().maxCoeff();
+    S res = S(0);
+    for (int i = 0; i < mb; ++i) {  // r − Y λ = r − (Y + μI) λ + μ λ (loops: no temporary)
+      S x = bw.r.coeff(i) + settings.mu * bil.lambda.coeff(i);
+      for (int j = 0; j < mb; ++j) x -= bw.Y.coeff(i, j) * bil.lambda.coeff(j);
+      bw.qy.coeffRef(i) = x;
+      res = std::max(res, abs(x));
+    }
+    report.residual = res;
+    if (!(res - res == S(0)) || !all_finite(bil.lambda)) return Status::overflow;
+    if (res <= report.tolerance) return Status::ok;
+  }
+  return Status::not_converged;
 }
 
 /// A failed solve leaves nothing behind: no rows (contact_generalized_force gives 0), forces,
 /// sliding flags and limit forces zero, the bilateral results zero.
 template <class ModelT, int MC, int ME, int ML, class BS>
-Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s, ContactFailureReason why, int index) {
+Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s, ContactFailureReason why, int index,
+                      ContactOption option = ContactOption::none) {
   using S = typename ModelT::Scalar;
   cp.ws.rows = 0;
   cp.ws.phi.setZero(0);
@@ -454,17 +673,19 @@ Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s,
   for (auto& l : cp.limit_force_) l = {S(0), S(0)};
   if constexpr (!std::is_same_v<BS, NoBilateral>) zero_constraint_results(*bil);
   else (void)bil;
-  return cp.fail(s, why, index);
+  return cp.fail(s, why, index, option);
 }
 
 /// The whole solve for one level. b is the right-hand side of the free motion: τ − C
-/// (acceleration), H v⁻ (impact), H v + h (τ − C) (step); the bilateral target g: γ, 0,
-/// −(erp/h) e. Result x: q̈ or v⁺.
+/// (acceleration), H v⁻ (impact), H v + h (τ − C) (step); the bilateral target g: γ, w
+/// (bilateral_velocity: mb entries checked by the caller, or 0 when null), −(erp/h) e.
+/// Result x: q̈ or v⁺.
 template <class ModelT, int MC, int ME, int ML, class BS, class Q, class V, class T>
 Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
                      const Q& q, const V& v, const T& tau, typename ModelT::Scalar h, ContactLevel level,
                      const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, ContactReport<typename ModelT::Scalar>& report,
-                     const ExternalForces<ModelT>* fext, typename ModelT::TangentVector& x) {
+                     const ExternalForces<ModelT>* fext, typename ModelT::TangentVector& x,
+                     const typename ModelT::Scalar* bilateral_velocity = nullptr) {
   using S = typename ModelT::Scalar;
   using CP = ContactProblem<ModelT, MC, ME, ML>;
   constexpr int nv = ModelT::nv;
@@ -483,10 +704,17 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
 
   // ---- inputs --------------------------------------------------------------------------
   if (check_configuration(model, q) != Status::ok) return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::q_invalid, -1);
-  if (!(tangent_input_valid<ModelT>(v) && tangent_input_valid<ModelT>(tau)) || !contact_options_valid(opt) ||
-      (fext != nullptr && !inputs_finite(*fext)) || !(h > S(0) && h <= S(10)) ||
-      !(cp.sliding_speed >= S(0) && cp.sliding_speed <= S(1e3)) || !(cp.limit_margin >= S(0) && cp.limit_margin <= S(1e3)))
-    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+  // one reason per input, so a caller can tell a bad sensor reading from a bad setting
+  ContactFailureReason bad = ContactFailureReason::none;
+  if (!tangent_input_valid<ModelT>(v)) bad = ContactFailureReason::v_invalid;
+  else if (!tangent_input_valid<ModelT>(tau)) bad = ContactFailureReason::tau_invalid;
+  else if (fext != nullptr && !inputs_finite(*fext)) bad = ContactFailureReason::fext_invalid;
+  else if (!(h > S(0) && h <= S(10))) bad = ContactFailureReason::step_invalid;
+  if (bad != ContactFailureReason::none) return refuse_contact(cp, bil, Status::invalid_input, bad, -1);
+  ContactOption bad_option = contact_option_invalid(opt);
+  if (bad_option == ContactOption::none) bad_option = problem_option_invalid(cp);
+  if (bad_option != ContactOption::none)
+    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::options_invalid, -1, bad_option);
   const bool lemke = opt.solver == ContactSolver::lemke;
   for (int i = 0; i < cp.size(); ++i)
     if (cp.is_active(i) && (cp.contact(i).cone == ConeModel::polygon) != lemke)
@@ -496,7 +724,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   const S cfm = rigid ? S(0) : S(1) / (h * opt.stiffness + opt.damping);
   const S erp = rigid ? S(1) : h * opt.stiffness * cfm;
   if (level == ContactLevel::step && !(cfm == cfm && cfm < S(1e12) && erp == erp))
-    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::options_invalid, -1,
+                          ContactOption::compliance);
 
   // ---- kinematics, bilateral rows, unilateral rows, H and C ----------------------------
   int mb = 0;
@@ -550,7 +779,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       if (bw.Y_qr.max_pivot == S(0)) report.bilateral_rank = 0;
       // target: γ (acceleration), 0 (impact), −(erp/h) e (step)
       typename BS::RowVector g = bil->gamma;
-      if (level == ContactLevel::impact) g.setZero(mb);
+      if (level == ContactLevel::impact)  // G v⁺ = w (the caller's, checked), else 0
+        for (int i = 0; i < mb; ++i) g(i) = bilateral_velocity != nullptr ? bilateral_velocity[i] : S(0);
       if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
       bw.r = g - bil->G * ws.x0;
       bw.Y_qr.solve_in_place(bw.r);
@@ -571,17 +801,20 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
     }
   }
   ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
-  // rows' free acceleration (or velocity): A x_b + bias (acceleration level only)
+  // rows' free acceleration (or velocity): A x_b + bias (acceleration level only), minus each
+  // row's target (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0
   ws.free.resize(m);
-  for (int r = 0; r < m; ++r) ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0));
+  for (int r = 0; r < m; ++r)
+    ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
 
   if (!lemke) {
     ContactFailureReason why = ContactFailureReason::none;
     int index = -1;
-    // at acceleration level a cone contact that slides is refused in cone_forces: none slides here.
-    // The guess is the start only when inside the cones (an outside one is a worse start than 0).
-    const GuessResult g = opt.sticking_guess && !opt.cone.warm_start ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
-                                                                      : GuessResult::none;
+    // The guess is the start only when inside the cones (an outside one is a worse start than 0),
+    // and not tried when a contact slides (as for Lemke: it would make the slider stick).
+    const GuessResult g = opt.sticking_guess && !opt.cone.warm_start && !any_contact_slides(cp, level)
+                              ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
+                              : GuessResult::none;
     if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
     s = cone_forces(cp, level, h, cfm, erp, gap, g == GuessResult::inside, opt, report, why, index);
     if (s != Status::ok) {
@@ -718,12 +951,32 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       ws.rows = 0;
       return refuse_contact(cp, bil, s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed, -1);
     }
+    if (opt.active_set_recovery) {  // q̈ (x) and z from the physical active-set system, or unchanged
+      const auto offset = [&](int r) { return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r); };
+      const auto terms = [&](const LcpUnknown<S>& ua) {
+        return row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, cfm, erp);
+      };
+      const auto apply_P = [&](typename ModelT::TangentVector& t) {  // t ← P t, as P Aᵀ was built
+        solve_lt_unchecked(data, t);
+        solve_l_unchecked(data, t);
+        if constexpr (has_bilateral) {
+          if (mb > 0) {
+            bil->ws.r = bil->G * t;
+            bil->ws.Y_qr.solve_in_place(bil->ws.r);
+            t -= bil->ws.Z * bil->ws.r;
+          }
+        }
+      };
+      recover_active_set(cp, u, n_forces, n, lambda_of, offset, terms, data.H, b, apply_P, opt.lcp, x, report.recovery);
+    }
     ws.phi.setZero(m);
     for (int a = 0; a < n_forces; ++a)
       for (int i = 0; i < u[a].width; ++i) ws.phi(u[a].row + i) += u[a].cF[i] * ws.z(a);
   }
-  x = ws.xb;
-  for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
+  if (!report.recovery.applied) {  // (else the active-set recovery's q̈ is in x)
+    x = ws.xb;
+    for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
+  }
   if constexpr (has_bilateral) {
     if (mb > 0) {  // λ = Y⁺ (g − G H⁻¹(b + Aᵀφ))
       auto& bw = bil->ws;
@@ -732,10 +985,17 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       solve_lt_unchecked(data, ws.t);
       solve_l_unchecked(data, ws.t);
       typename BS::RowVector g = bil->gamma;
-      if (level == ContactLevel::impact) g.setZero(mb);
+      if (level == ContactLevel::impact)  // G v⁺ = w (the caller's, checked), else 0
+        for (int i = 0; i < mb; ++i) g(i) = bilateral_velocity != nullptr ? bilateral_velocity[i] : S(0);
       if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
       bil->lambda = g - bil->G * ws.t;
-      bw.Y_qr.solve_in_place(bil->lambda);
+      if (!opt.bilateral_minimum_norm) {
+        bw.Y_qr.solve_in_place(bil->lambda);
+      } else if (const Status sp = bilateral_minimum_norm(*bil, g, ws.t, opt.proximal, report.bilateral); sp != Status::ok) {
+        zero_constraint_results(*bil);
+        ws.rows = 0;
+        return refuse_contact(cp, bil, sp, sp == Status::singular ? ContactFailureReason::singular : ContactFailureReason::not_converged, -1);
+      }
     } else {
       bil->lambda.setZero(0);
     }
@@ -777,6 +1037,10 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
                                 const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
                                 const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                                 ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_contact: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_contact: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_contact: ddq must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   const Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, typename ModelT::Scalar(1),
                                          detail::ContactLevel::acceleration, options, report, fext, x);
@@ -789,6 +1053,10 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
                                 const Eigen::MatrixBase<T>& tau, Out& ddq,
                                 const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                                 ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_contact: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_contact: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_contact: ddq must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   detail::NoBilateral* none = nullptr;
   const Status s = detail::contact_solve(model, data, cp, none, q, v, tau, typename ModelT::Scalar(1),
@@ -803,10 +1071,41 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
                         const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                         ContactReport<typename ModelT::Scalar>& report) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::impulses_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::impulses_contact: v_minus must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::impulses_contact: v_plus must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
   const Status s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, typename ModelT::Scalar(1),
                                          detail::ContactLevel::impact, options, report, nullptr, x);
+  return detail::contact_output<ModelT>(s, x, v_plus);
+}
+/// Impact with a bilateral velocity target (Drake's kG at velocity level): the bilateral rows
+/// ask G v⁺ = w instead of 0 (w: cs.active_rows() entries, in the rows' units, m/s or rad/s;
+/// e.g. a constrained joint driven to a set speed through the impact). invalid_input
+/// (input_invalid) for a w of another size, not finite or beyond input_limits::magnitude.
+template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class W, class Out>
+Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                        ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
+                        const Eigen::MatrixBase<V>& v_minus, const Eigen::MatrixBase<W>& bilateral_velocity, Out& v_plus,
+                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+                        ContactReport<typename ModelT::Scalar>& report) {
+  using S = typename ModelT::Scalar;
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  typename ConstraintSet<ModelT, MR, MCs>::RowVector w;
+  const int mb = cs.active_rows();
+  Status s = Status::invalid_input;
+  if (bilateral_velocity.cols() == 1 && bilateral_velocity.rows() == mb && mb <= MR &&
+      all_within(bilateral_velocity.derived(), input_limits::magnitude)) {
+    w.resize(mb);
+    for (int i = 0; i < mb; ++i) w(i) = static_cast<S>(bilateral_velocity.coeff(i));
+    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+    s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, S(1), detail::ContactLevel::impact, options, report,
+                              nullptr, x, w.data());
+  } else {
+    report = ContactReport<S>{};
+    s = detail::refuse_contact(cp, &cs, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+  }
   return detail::contact_output<ModelT>(s, x, v_plus);
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class Out>
@@ -814,6 +1113,9 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                         ContactReport<typename ModelT::Scalar>& report) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::impulses_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::impulses_contact: v_minus must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::impulses_contact: v_plus must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
   detail::NoBilateral* none = nullptr;
@@ -856,6 +1158,11 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
                          QOut& q_next, VOut& v_next,
                          const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                          ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::time_step_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::time_step_contact: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::time_step_contact: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<QOut, ModelT::nq>(), "talus::time_step_contact: q_next must have nq rows (Model::ConfigVector)");
+  static_assert(detail::holds_size<VOut, ModelT::nv>(), "talus::time_step_contact: v_next must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
   return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
@@ -866,6 +1173,11 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
                          typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
                          const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                          ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::time_step_contact: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::time_step_contact: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::time_step_contact: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<QOut, ModelT::nq>(), "talus::time_step_contact: q_next must have nq rows (Model::ConfigVector)");
+  static_assert(detail::holds_size<VOut, ModelT::nv>(), "talus::time_step_contact: v_next must have nv rows (Model::TangentVector)");
   typename ModelT::TangentVector x;
   detail::NoBilateral* none = nullptr;
   Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);

@@ -28,8 +28,9 @@
 /// v_t = (I − n nᵀ) ṗ has ‖v_t‖ > ContactProblem::sliding_speed (default 1e-4 m/s) is
 /// sliding when its mode is `ContactMode::classify` (the default); `sticking` and `sliding`
 /// force the choice. A sliding contact's friction is f_t = −μ f_n v_t/‖v_t‖ (kinetic, in the
-/// normal column: Drake's N − μQ); a sticking one gets the polygon with the complementarity
-/// of static friction. At velocity level (impacts, time stepping) every contact uses its
+/// normal column: Drake's N − μQ; with the exact cone, PGS and ADMM solve that contact as a
+/// normal-only unit, contact_dynamics.hpp cone_forces); a sticking one gets its cone (polygon,
+/// with the complementarity of static friction, or circle). At velocity level (impacts, time stepping) every contact uses its
 /// polygon (Anitescu–Potra): sliding follows from the solution.
 ///
 /// **Joint limits**: add_joint_limits(model) adds, for every 1-dof joint (revolute,
@@ -37,6 +38,21 @@
 /// row. A row takes part in a solve when the joint is within `limit_margin` (default 1e-3 rad
 /// or m) of that limit (or beyond it): lower row q̈ᵢ ≥ 0 ⟂ fᵢ ≥ 0 with generalised force +fᵢ
 /// on dof i; upper row −q̈ᵢ ≥ 0 with −fᵢ. f (N·m or N) ≥ 0 always.
+///
+/// **Targets** (Drake's kN, kL; set_target, set_limit_target; default 0): each contact normal
+/// and each limit row may ask for more than "no approach". The row asks
+///
+///     n·p̈ ≥ a_target   (acceleration level, m/s²)      n·ṗ⁺ ≥ v_target   (impact, time step, m/s)
+///
+/// i.e. a_n − a_target ≥ 0 ⟂ f_n ≥ 0 and v_n⁺ − v_target ≥ 0 ⟂ f_n ≥ 0 (plus the level's own
+/// terms: restitution and softening at an impact, the gap φ/h or erp·φ/h and cfm at a step,
+/// contact_dynamics.hpp). Positive = separating: a plane moving along its normal n with
+/// velocity v_p and acceleration a_p (set the anchor where it is now, set_contact_plane) is
+/// set_target(i, v_p, a_p); a desired separation velocity after an impact, or restitution
+/// written as a target (v_target = −e v_n⁻, any e ≥ 0), is v_target. A limit row's target is
+/// along its own row: the lower row asks q̇ᵢ⁺ ≥ v (q̈ᵢ ≥ a), the upper row −q̇ᵢ⁺ ≥ v (−q̈ᵢ ≥ a).
+/// Only the normal row moves: friction still acts on the robot's own tangential velocity (a
+/// plane sliding along itself is not modelled).
 ///
 /// Life cycle: add_contact / add_joint_limits at start-up (capacity_exceeded beyond
 /// MaxContacts / MaxLimits; invalid_input for a bad body, point, normal, μ or edge count,
@@ -75,9 +91,10 @@ enum class ContactFailureReason : unsigned char {
   friction_invalid,     ///< μ < 0, NaN, > 1e3, or an edge count not even in 4..MaxEdges
   index_out_of_range,   ///< set_* with an unknown contact index
   q_invalid,            ///< q: NaN/Inf, beyond limits, unnormalised quaternion
-  input_invalid,        ///< another input (q̇, τ, fext, options): NaN/Inf or out of range
-  cone_not_supported,   ///< a contact's cone does not match the solver (polygon: Lemke; exact: PGS, ADMM),
-                        ///< or an exact-cone contact sliding at acceleration level
+  input_invalid,        ///< a value without a reason of its own (a set_target value), or the assembled
+                        ///< problem PGS/ADMM refused (W, b beyond input_limits: extreme inputs together);
+                        ///< q̇, τ, fext, h and the options each have their own reason below
+  cone_not_supported,   ///< a contact's cone does not match the solver (polygon: Lemke; exact: PGS, ADMM)
   bilateral_failed,     ///< the bilateral set refused (its failure() says why)
   bilateral_inconsistent, ///< no q̈ satisfies the bilateral rows
   singular,             ///< H not positive definite
@@ -85,7 +102,48 @@ enum class ContactFailureReason : unsigned char {
   cone_solver_failed,   ///< PGS/ADMM refused the problem (its report says why: a singular block)
   not_converged,        ///< an iteration cap was reached
   overflow,             ///< a result was not finite
+  v_invalid,            ///< q̇ (v⁻ of an impact): NaN/Inf or |x| > input_limits::magnitude
+  tau_invalid,          ///< τ: NaN/Inf or |x| > input_limits::magnitude
+  fext_invalid,         ///< an external force: NaN/Inf or |x| > input_limits::magnitude
+  step_invalid,         ///< the time step h: not in (0, 10] s
+  options_invalid,      ///< an option out of its range: ContactFailure::option says which
 };
+
+/// Which option a solve refused (ContactFailure::option, with ContactFailureReason::options_invalid).
+enum class ContactOption : unsigned char {
+  none = 0,
+  solver,          ///< ContactOptions::solver not an enumerator
+  cone,            ///< ContactOptions::cone (PGS/ADMM): cap < 1, a tolerance, ρ or relaxation out of range
+  lcp,             ///< ContactOptions::lcp (Lemke): a tolerance, the pivot cap, the covering vector
+  restitution,     ///< ContactOptions::restitution not in [0, 1]
+  softening,       ///< ContactOptions::softening not in [0, 1e9]
+  stiffness,       ///< ContactOptions::stiffness < 0 or NaN
+  damping,         ///< ContactOptions::damping not in [0, 1e12]
+  compliance,      ///< stiffness and damping with h: h k + b too small (cfm = 1/(h k + b) ≥ 1e12)
+  margin,          ///< ContactOptions::margin < 0 or NaN
+  sliding_speed,   ///< ContactProblem::sliding_speed not in [0, 1e3]
+  limit_margin,    ///< ContactProblem::limit_margin not in [0, 1e3]
+  proximal,        ///< ContactOptions::proximal (with bilateral_minimum_norm): μ ≤ 0, an accuracy < 0, cap < 1
+};
+
+constexpr const char* to_string(ContactOption o) {
+  switch (o) {
+    case ContactOption::none: return "none";
+    case ContactOption::solver: return "solver";
+    case ContactOption::cone: return "cone";
+    case ContactOption::lcp: return "lcp";
+    case ContactOption::restitution: return "restitution";
+    case ContactOption::softening: return "softening";
+    case ContactOption::stiffness: return "stiffness";
+    case ContactOption::damping: return "damping";
+    case ContactOption::compliance: return "compliance";
+    case ContactOption::margin: return "margin";
+    case ContactOption::sliding_speed: return "sliding_speed";
+    case ContactOption::limit_margin: return "limit_margin";
+    case ContactOption::proximal: return "proximal";
+  }
+  return "unknown";
+}
 
 constexpr const char* to_string(ContactFailureReason r) {
   switch (r) {
@@ -107,6 +165,11 @@ constexpr const char* to_string(ContactFailureReason r) {
     case ContactFailureReason::cone_solver_failed: return "cone_solver_failed";
     case ContactFailureReason::not_converged: return "not_converged";
     case ContactFailureReason::overflow: return "overflow";
+    case ContactFailureReason::v_invalid: return "v_invalid";
+    case ContactFailureReason::tau_invalid: return "tau_invalid";
+    case ContactFailureReason::fext_invalid: return "fext_invalid";
+    case ContactFailureReason::step_invalid: return "step_invalid";
+    case ContactFailureReason::options_invalid: return "options_invalid";
   }
   return "unknown";
 }
@@ -115,6 +178,7 @@ struct ContactFailure {
   Status status = Status::ok;
   ContactFailureReason reason = ContactFailureReason::none;
   int index = -1;  ///< the contact concerned, or −1
+  ContactOption option = ContactOption::none;  ///< with options_invalid: which option
 };
 
 /// One point contact (see the file comment for every symbol).
@@ -131,6 +195,8 @@ struct UnilateralContact {
   ConeModel cone = ConeModel::polygon;
   ContactMode mode = ContactMode::classify;
   bool active = true;
+  S target_velocity = S(0);      ///< v_target of the normal row (m/s; impact and time step), file comment
+  S target_acceleration = S(0);  ///< a_target of the normal row (m/s²; acceleration level)
 };
 
 /// One joint-limit pair (a 1-dof joint with finite limits).
@@ -138,6 +204,8 @@ template <class S>
 struct JointLimit {
   int idx_q = -1, idx_v = -1;
   S lower = S(0), upper = S(0);
+  S target_velocity[2] = {S(0), S(0)};      ///< per side (lower, upper), along the row (rad/s or m/s)
+  S target_acceleration[2] = {S(0), S(0)};  ///< per side, along the row (rad/s² or m/s²)
 };
 
 template <class ModelT, int MaxContacts, int MaxEdges = 8, int MaxLimits = 0>
@@ -247,6 +315,30 @@ class ContactProblem {
     contacts_[index].cone = cone;
     return succeed();
   }
+  /// Target of contact `index`'s normal row (file comment, "Targets"): the row asks
+  /// n·ṗ⁺ ≥ velocity (m/s) at an impact or a time step and n·p̈ ≥ acceleration (m/s²) at
+  /// acceleration level; positive separates. invalid_input (input_invalid) for a value not
+  /// finite or beyond input_limits::magnitude.
+  Status set_target(int index, S velocity, S acceleration = S(0)) {
+    if (!valid_index(index)) return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
+    if (!target_valid(velocity) || !target_valid(acceleration))
+      return fail(Status::invalid_input, ContactFailureReason::input_invalid, index);
+    contacts_[index].target_velocity = velocity;
+    contacts_[index].target_acceleration = acceleration;
+    return succeed();
+  }
+  /// Target of limit `index`'s lower (side 0) or upper (side 1) row, along the row: the lower
+  /// row asks q̇ᵢ⁺ ≥ velocity (q̈ᵢ ≥ acceleration), the upper one −q̇ᵢ⁺ ≥ velocity (−q̈ᵢ ≥
+  /// acceleration); rad/s (rad/s²) or m/s (m/s²).
+  Status set_limit_target(int index, int side, S velocity, S acceleration = S(0)) {
+    if (!(index >= 0 && index < limit_count_ && (side == 0 || side == 1)))
+      return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
+    if (!target_valid(velocity) || !target_valid(acceleration))
+      return fail(Status::invalid_input, ContactFailureReason::input_invalid, index);
+    limits_[index].target_velocity[side] = velocity;
+    limits_[index].target_acceleration[side] = acceleration;
+    return succeed();
+  }
   Status set_mode(int index, ContactMode mode) {
     if (!valid_index(index) || static_cast<unsigned>(mode) > 2u)
       return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
@@ -292,8 +384,8 @@ class ContactProblem {
   }
 
   const ContactFailure& failure() const { return failure_; }
-  Status fail(Status s, ContactFailureReason reason, int index) const {
-    failure_ = ContactFailure{s, reason, index};
+  Status fail(Status s, ContactFailureReason reason, int index, ContactOption option = ContactOption::none) const {
+    failure_ = ContactFailure{s, reason, index, option};
     return s;
   }
   Status succeed() const {
@@ -304,7 +396,7 @@ class ContactProblem {
   // ---- solver storage (contact_dynamics.hpp); a user reads it only to inspect a solve ----
   struct Workspace {
     using RowsMatrix = Eigen::Matrix<S, Eigen::Dynamic, nv, 0, max_rows, nv>;     ///< A: rows × nv
-    using RowsTMatrix = Eigen::Matrix<S, nv, Eigen::Dynamic, 0, nv, max_rows>;    ///< P Aᵀ
+    using RowsTMatrix = detail::BoundedMatrix<S, nv, Eigen::Dynamic, nv, max_rows>;  ///< P Aᵀ (row-major for nv = 1)
     using RowsSquare = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_rows, max_rows>;
     using RowsVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_rows, 1>;
     using LcpMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_lcp, max_lcp>;
@@ -314,7 +406,8 @@ class ContactProblem {
     RowsVector row_velocity;  ///< A q̇
     RowsTMatrix PAt;       ///< P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia)
     RowsSquare D;          ///< A P Aᵀ (Delassus operator of the unilateral rows)
-    RowsVector free;       ///< rows' acceleration (or velocity) without unilateral force
+    RowsVector target;     ///< each row's target at this level (normals and limit rows; 0 on tangents)
+    RowsVector free;       ///< rows' acceleration (or velocity) without unilateral force, minus the target
     RowsVector phi;        ///< packed row forces of the answer
     LcpMatrix M;
     LcpVector q, z, w;
@@ -364,6 +457,10 @@ class ContactProblem {
     contacts_[index].mu = mu;
     contacts_[index].edges = edges;
     return succeed();
+  }
+  static bool target_valid(S x) {
+    using std::abs;
+    return abs(x) <= S(input_limits::magnitude);  // false for NaN and ±Inf
   }
   static bool same(const char* a, const char* b) {
     if (a == nullptr || b == nullptr) return false;

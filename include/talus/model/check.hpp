@@ -106,6 +106,15 @@ constexpr bool holds_size() {
                              (int(D::MaxColsAtCompileTime) == Eigen::Dynamic || int(D::MaxColsAtCompileTime) >= Cols);
   return is_size<T, Rows, Cols>() || resizable;
 }
+/// True when an input of type T can be an N-vector: N × 1 at compile time, or of dynamic
+/// size (then checked at run time). Public functions static_assert it at entry on each sized
+/// input, with a message naming the function and the argument.
+template <class T, int N>
+constexpr bool fits() {
+  using D = std::decay_t<T>;
+  return (int(D::RowsAtCompileTime) == N || int(D::RowsAtCompileTime) == Eigen::Dynamic) &&
+         (int(D::ColsAtCompileTime) == 1 || int(D::ColsAtCompileTime) == Eigen::Dynamic);
+}
 /// True when T is a resizable column vector that can take up to MaxRows rows (the active
 /// rows of a ConstraintSet, known only at run time): Eigen::VectorXd, or the set's RowVector.
 template <class T, int MaxRows>

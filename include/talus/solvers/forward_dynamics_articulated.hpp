@@ -19,9 +19,14 @@
 ///
 /// Steps: one forward sweep (placements, world Jacobian columns, v, c, the acceleration at
 /// q̈ = 0 for γ; ABA's first pass), the constraint rows (G, γ, errors), ABA's backward pass
-/// (I^A, U, D⁻¹, u), q̈₀, Z row by row, K, a Cholesky of K (m × m), one more forward pass.
+/// (I^A, U, D⁻¹, u), q̈₀, Z row by row, K, a Cholesky of K (m × m), one more forward pass;
+/// then the residual G q̈ − γ and, when it is above rounding, one refinement step with the
+/// same factor (K δλ = r, λ += δλ, the forward pass again): K is formed explicitly, and its
+/// κ can be about the square of the KKT matrix's, which λ would inherit without it
+/// (detail::constraint_residual in forward_dynamics_constrained.hpp says why and what it buys).
 /// Cost: O(nb) for the dynamics plus O(m · depth) for Z, O(Σ_i m_i² nv_i) for K, O(m³/6) for
-/// its factorization; no nv × nv matrix is formed. Any constraint kind (G rows are used as
+/// its factorization, 2 m nv for the residual; the refinement step, when taken, 2 m² + 2 m nv
+/// and one forward pass more. No nv × nv matrix is formed. Any constraint kind (G rows are used as
 /// generalised forces, so custom rows work as well as contacts and loops).
 ///
 /// Results as the other methods: q̈ (or q̇⁺), λ (or Λ) in cs.lambda, cs.G, cs.gamma and the
@@ -131,11 +136,11 @@ void articulated_delassus(const ModelT& model, Data<ModelT>& data, const GM& G, 
   ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
 }
 
-/// λ = K⁻¹ r for K = ws.Y (m × m, symmetric), by a Cholesky factorization K = L Lᵀ in plain
-/// column loops (in place in ws.Y's lower triangle). False if K is not positive definite or
-/// a diagonal entry of L is below sqrt(ws.pivot_tolerance) times the largest (redundant rows).
-template <class WS, class R, class Lambda>
-bool solve_delassus(WS& ws, const R& rhs, Lambda& lambda) {
+/// K = L Lᵀ for K = ws.Y (m × m, symmetric), a Cholesky factorization in plain column loops,
+/// in place in ws.Y's lower triangle. False if K is not positive definite or a diagonal entry
+/// of L is below sqrt(ws.pivot_tolerance) times the largest (redundant rows).
+template <class WS>
+bool factor_delassus(WS& ws) {
   using S = typename WS::RowVector::Scalar;
   using std::sqrt;
   const int m = static_cast<int>(ws.Y.rows());
@@ -158,21 +163,27 @@ bool solve_delassus(WS& ws, const R& rhs, Lambda& lambda) {
     const S inv = S(1) / ljj;
     for (int i = j + 1; i < m; ++i) cj[i] *= inv;
   }
-  if (m > 0 && !(pd && lmin > sqrt(ws.pivot_tolerance) * lmax)) return false;
-  lambda = rhs;
+  return m == 0 || (pd && lmin > sqrt(ws.pivot_tolerance) * lmax);
+}
+
+/// x ← K⁻¹ x with the factor of factor_delassus (two triangular substitutions, m² flops).
+template <class WS, class X>
+void solve_delassus(const WS& ws, X& x) {
+  using S = typename WS::RowVector::Scalar;
+  const int m = static_cast<int>(ws.Y.rows());
+  const S* L = ws.Y.data();
   for (int j = 0; j < m; ++j) {  // L y = r, by columns
     const S* cj = L + m * j;
-    const S y = lambda[j] / cj[j];
-    lambda[j] = y;
-    for (int i = j + 1; i < m; ++i) lambda[i] -= cj[i] * y;
+    const S y = x[j] / cj[j];
+    x[j] = y;
+    for (int i = j + 1; i < m; ++i) x[i] -= cj[i] * y;
   }
-  for (int j = m - 1; j >= 0; --j) {  // Lᵀ λ = y: row j of Lᵀ is column j of L
+  for (int j = m - 1; j >= 0; --j) {  // Lᵀ x = y: row j of Lᵀ is column j of L
     const S* cj = L + m * j;
-    S v = lambda[j];
-    for (int i = j + 1; i < m; ++i) v -= cj[i] * lambda[i];
-    lambda[j] = v / cj[j];
+    S v = x[j];
+    for (int i = j + 1; i < m; ++i) v -= cj[i] * x[i];
+    x[j] = v / cj[j];
   }
-  return true;
 }
 
 /// ws.t ← Z λ (the reduced generalised forces of Gᵀ λ).
@@ -217,10 +228,19 @@ Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, Con
   detail::articulated_delassus(model, data, cs.G, ws);
   ws.r = cs.gamma;
   ws.r.noalias() -= cs.G.lazyProduct(data.ddq);
-  if (!detail::solve_delassus(ws, ws.r, cs.lambda)) return detail::finish_constrained(Status::singular, cs, x, ddq);
+  if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, ddq);
+  cs.lambda = ws.r;
+  detail::solve_delassus(ws, cs.lambda);
   detail::reduced_constraint_forces(ws, cs.lambda);
   ws.t += data.u;
   detail::aba_accelerations<true>(model, data, ws.t, a_world);  // q̈ = H⁻¹ (τ − C + Gᵀ λ)
+  if (detail::constraint_residual(cs.G, cs.gamma, data.ddq, ws.r)) {  // one refinement step
+    detail::solve_delassus(ws, ws.r);
+    cs.lambda += ws.r;
+    detail::reduced_constraint_forces(ws, cs.lambda);
+    ws.t += data.u;
+    detail::aba_accelerations<true>(model, data, ws.t, a_world);
+  }
   x = data.ddq;
   return detail::finish_constrained(Status::ok, cs, x, ddq);
 }
@@ -253,10 +273,21 @@ Status compute_impulse_articulated(const ModelT& model, Data<ModelT>& data, Cons
   if (target != nullptr) ws.r = *target;
   else ws.r.setZero(cs.active_rows());
   ws.r.noalias() -= cs.G.lazyProduct(v_minus);
-  if (!detail::solve_delassus(ws, ws.r, cs.lambda)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
+  if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
+  cs.lambda = ws.r;
+  detail::solve_delassus(ws, cs.lambda);
   detail::reduced_constraint_forces(ws, cs.lambda);
   detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());  // H⁻¹ Gᵀ Λ
   x = v_minus + data.ddq;
+  typename ConstraintSet<ModelT, MR, MC>::RowVector zero_target;
+  if (target == nullptr) zero_target.setZero(cs.active_rows());
+  if (detail::constraint_residual(cs.G, target != nullptr ? *target : zero_target, x, ws.r)) {  // one refinement step
+    detail::solve_delassus(ws, ws.r);
+    cs.lambda += ws.r;
+    detail::reduced_constraint_forces(ws, cs.lambda);
+    detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());
+    x = v_minus + data.ddq;
+  }
   return detail::finish_constrained(Status::ok, cs, x, v_plus);
 }
 

@@ -33,6 +33,13 @@ Status check_tau(const ConstraintSet<ModelT, MR, MC>& cs, const T& tau) {
   return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
 }
 
+/// The sizes every constrained forward solve checks at entry (q: nq; q̇, τ, q̈: nv): when
+/// false, the entry's static_assert names the argument and the body is not instantiated.
+template <class ModelT, class Q, class V, class T, class Out>
+constexpr bool constrained_sizes_ok() {
+  return fits<Q, ModelT::nq>() && fits<V, ModelT::nv>() && fits<T, ModelT::nv>() && holds_size<Out, ModelT::nv>();
+}
+
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
                           Out& ddq) {
@@ -48,6 +55,54 @@ Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typ
   ddq = x;
   return Status::ok;
 }
+/// r ← target − G x, the residual of the constraint equations G x = target at the returned x,
+/// and whether it is above rounding: ‖r‖∞ > 4 m eps (‖target‖∞ + ‖ |G| |x| ‖∞).
+///
+/// Why it can be (and what one refinement step does about it): the Schur-complement methods
+/// (range space, articulated) form K = G H⁻¹ Gᵀ explicitly, so its rounding error is of order
+/// eps ‖K‖ and λ from it is off by about κ(K) eps, where κ(K) can exceed κ of the KKT matrix
+/// [H Gᵀ; G 0] by orders of magnitude (rows through light bodies: ‖G H⁻¹ Gᵀ‖ ≫ ‖G‖ when
+/// κ(H) is large). That error shows as a residual G x − target far above rounding; one step
+/// K δλ = r with the factor already in hand, λ += δλ, x += H⁻¹ Gᵀ δλ, contracts it by about
+/// κ(K) eps (so it converges while κ(K) eps ≪ 1; pivot_tolerance refuses K well before
+/// κ(K) eps ~ 1) and leaves λ and x as accurate as the residual itself, i.e. to the KKT
+/// matrix's conditioning.
+template <class GM, class TV, class X, class R>
+bool constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
+  using S = typename R::Scalar;
+  const int m = static_cast<int>(G.rows());
+  r = target;
+  S scale = S(0), rmax = S(0);
+  for (int i = 0; i < m; ++i) {
+    S gx = S(0), ax = S(0);
+    for (int j = 0; j < G.cols(); ++j) {
+      const S p = G(i, j) * x[j];
+      gx += p;
+      ax += p < S(0) ? -p : p;
+    }
+    r[i] -= gx;
+    const S ti = target[i] < S(0) ? -target[i] : target[i];
+    const S ri = r[i] < S(0) ? -r[i] : r[i];
+    scale = ti > scale ? ti : scale;
+    scale = ax > scale ? ax : scale;
+    rmax = ri > rmax ? ri : rmax;
+  }
+  return rmax > S(4) * S(m) * Eigen::NumTraits<S>::epsilon() * scale;
+}
+
+/// One refinement step of a range-space solve (solve_kkt_range_space) when the residual of
+/// G x = g is above rounding (constraint_residual): δλ from the factor of K in ws.Y_llt,
+/// δx = H⁻¹ Gᵀ δλ = L⁻¹ Wᵀ δλ (W = G L⁻¹ in ws.W), x += δx, λ += δλ. Cost when taken:
+/// m nv (residual) + m² (two triangular solves) + m nv (Wᵀ δλ) + the tree-sparse L⁻¹.
+template <class ModelT, class GM, class Gv, class WS, class X, class Lambda>
+void refine_range_space(const Data<ModelT>& data, const GM& G, const Gv& g, WS& ws, X& x, Lambda& lambda) {
+  if (!constraint_residual(G, g, x, ws.r)) return;
+  ws.Y_llt.solveInPlace(ws.r);
+  lambda += ws.r;
+  ws.t2.noalias() = ws.W.transpose().lazyProduct(ws.r);  // L⁻ᵀ Gᵀ δλ
+  solve_l_unchecked(data, ws.t2);             // H⁻¹ Gᵀ δλ
+  x += ws.t2;
+}
 }  // namespace detail
 
 /// Direct method: [H Gᵀ; G 0] [q̈; −λ] = [τ − C; γ].
@@ -57,25 +112,43 @@ Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, Constrai
                                const Eigen::MatrixBase<T>& tau, Out& ddq,
                                KKTMethod method = KKTMethod::partial_piv_lu,
                                const ExternalForces<ModelT>* fext = nullptr) {
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_tau(cs, tau);
-  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
-  if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
-  return detail::finish_constrained(s, cs, x, ddq);
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_direct: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_direct: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_direct: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_direct: ddq must have nv rows (Model::TangentVector)");
+  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_tau(cs, tau);
+    if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+    if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
+    return detail::finish_constrained(s, cs, x, ddq);
+  }
 }
 
-/// Range-space method: q̈₀ = H⁻¹(τ − C), (G H⁻¹ Gᵀ) λ = γ − G q̈₀, q̈ = q̈₀ + H⁻¹ Gᵀ λ.
+/// Range-space method: q̈₀ = H⁻¹(τ − C), (G H⁻¹ Gᵀ) λ = γ − G q̈₀, q̈ = q̈₀ + H⁻¹ Gᵀ λ, then one
+/// refinement step when G q̈ − γ is above rounding (detail::refine_range_space).
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                     const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                     const Eigen::MatrixBase<T>& tau, Out& ddq,
                                     const ExternalForces<ModelT>* fext = nullptr) {
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_tau(cs, tau);
-  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
-  if (s == Status::ok) s = factorize_ltl(model, data);
-  if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
-  return detail::finish_constrained(s, cs, x, ddq);
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_range_space: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_range_space: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_range_space: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_range_space: ddq must have nv rows (Model::TangentVector)");
+  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_tau(cs, tau);
+    if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+    if (s == Status::ok) s = factorize_ltl(model, data);
+    if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
+    if (s == Status::ok) detail::refine_range_space(data, cs.G, cs.gamma, cs.ws, x, cs.lambda);
+    return detail::finish_constrained(s, cs, x, ddq);
+  }
 }
 
 /// Null-space method: Gᵀ P = Q [R; 0]; q̈ = Qy a + Qz z.
@@ -84,11 +157,19 @@ Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, Cons
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
                                    const ExternalForces<ModelT>* fext = nullptr) {
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_tau(cs, tau);
-  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
-  if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
-  return detail::finish_constrained(s, cs, x, ddq);
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_null_space: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_null_space: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_null_space: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_null_space: ddq must have nv rows (Model::TangentVector)");
+  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_tau(cs, tau);
+    if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+    if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
+    return detail::finish_constrained(s, cs, x, ddq);
+  }
 }
 
 namespace detail {
@@ -146,6 +227,10 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
                                  const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                  const Eigen::MatrixBase<T>& tau, Out& ddq,
                                  const ExternalForces<ModelT>* fext = nullptr) {
+  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_kokkevis: q must have nq rows (Model::ConfigVector)");
+  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_kokkevis: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_kokkevis: tau must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_kokkevis: ddq must have nv rows (Model::TangentVector)");
   using S = typename ModelT::Scalar;
   typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
   Status s = detail::check_constraint_inputs(model, cs, q, v, tau);

@@ -9,7 +9,8 @@
 /// but G may be rank-deficient: redundant constraints (a box on four corner contacts, 12 rows
 /// of rank 6; a contact added twice) leave λ non-unique and the direct, range-space and
 /// null-space methods return `singular`. q̈ is still unique when the set is consistent (some q̈
-/// satisfies G q̈ = γ); this method returns it, with the minimum-norm λ.
+/// satisfies G q̈ = γ); this method returns it, with the minimum-norm λ. compute_impulse_proximal
+/// (end of the file) does the same for the impulse system of impulses.hpp (q̇⁺ and Λ).
 ///
 /// Algorithm. With H = LᵀL along the tree (sparse_factorization.hpp), q̈₀ = H⁻¹(τ − C) and
 /// D = G H⁻¹ Gᵀ (m × m, positive semi-definite; singular exactly when G is rank-deficient):
@@ -96,11 +97,15 @@ bool proximal_settings_valid(const ProximalSettings<S>& p) {
 
 /// The iteration on the system left by compute_constrained_system and factorize_ltl
 /// (data.L, cs.G, cs.gamma, cs.C). x = q̈, lambda = λ; report filled.
+/// `classify`: at the cap, a residual that no longer moves (the last step changed it by
+/// ‖D Δλ‖∞ ≤ 1e-3 ‖r‖∞) is an inconsistent set, Status::singular, instead of not_converged: a
+/// residual in the range of D shrinks by μ/(σ + μ) per step, so it moves by (1 − μ/(σ + μ)) of
+/// itself unless σ < 1e-3 μ (numerically null); one in the null space of D never moves.
 template <class ModelT, int MR, class B, class GM, class Gv, class X, class Lambda>
 Status solve_proximal(const ModelT& model, const Data<ModelT>& data, const Eigen::MatrixBase<B>& b, const GM& G,
                       const Gv& g, const ProximalSettings<typename ModelT::Scalar>& settings,
                       SolverWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws, X& x, Lambda& lambda,
-                      ProximalReport<typename ModelT::Scalar>& report) {
+                      ProximalReport<typename ModelT::Scalar>& report, bool classify = false) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   (void)model;
@@ -159,6 +164,17 @@ Status solve_proximal(const ModelT& model, const Data<ModelT>& data, const Eigen
       break;
     }
   }
+  if (classify && s == Status::not_converged) {
+    // the last step changed the residual by −D Δλ (Δλ = ws.qy); D Δλ = (D + μI) Δλ − μ Δλ
+    using std::abs;
+    S change = S(0);
+    for (int i = 0; i < m; ++i) {
+      S row = -settings.mu * ws.qy.coeff(i);
+      for (int j = 0; j < m; ++j) row += ws.Y.coeff(i, j) * ws.qy.coeff(j);
+      change = std::max(change, abs(row));
+    }
+    if (change <= S(1e-3) * report.residual) s = Status::singular;
+  }
   return zero_outputs(s, x, lambda, m);
 }
 }  // namespace detail
@@ -184,6 +200,64 @@ Status forward_dynamics_proximal(const ModelT& model, Data<ModelT>& data, Constr
     s = detail::solve_proximal(model, data, tau - cs.C, cs.G, cs.gamma, settings, cs.ws, x, cs.lambda, report);
   if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
   return detail::finish_constrained(s, cs, x, ddq);
+}
+
+/// Contact gain by the proximal method (impulses.hpp has the system; Pinocchio's impulseDynamics
+/// with ProximalSettings): the velocity jump q̇⁻ → q̇⁺ of constraint impulses Λ (cs.lambda, N·s
+/// or N·m·s, active rows) with
+///
+///     H (q̇⁺ − q̇⁻) = Gᵀ Λ,     G q̇⁺ = v⁺   (v⁺ = `target`, or 0: the constrained points stop),
+///
+/// solved as forward_dynamics_proximal solves G q̈ = γ (the file comment, with b = H q̇⁻ for τ − C
+/// and v⁺ for γ): Λₖ = Λₖ₋₁ + (D + μI)⁻¹ (v⁺ − G q̇⁺(Λₖ₋₁)), D = G H⁻¹ Gᵀ, from Λ₀ = 0, until
+/// ‖G q̇⁺ − v⁺‖∞ ≤ absolute_accuracy + relative_accuracy (‖v⁺‖∞ + ‖ |G| |q̇⁻| ‖∞). A redundant set
+/// (a box landing on four welded corners: 12 rows of rank 6, which compute_impulse_direct,
+/// _range_space and _null_space refuse as singular) gets its unique q̇⁺ and the minimum-norm Λ:
+/// for the symmetric box, every corner the same share and no corner pulling.
+/// Status (q̇⁺ and Λ zero unless ok; cs.failure() says why): invalid_input (the settings as for
+/// forward_dynamics_proximal, and the input checks of compute_impulse_range_space), singular
+/// (H not positive definite, D + μI does not factor, or the set is inconsistent: at the cap the
+/// residual no longer moves — it lies in the null space of D, so no Λ reaches v⁺; possible only
+/// with a target v⁺ — see solve_proximal's `classify`),
+/// not_converged (max_iterations reached while the residual still falls), overflow. The report
+/// as for forward_dynamics_proximal. Same cost; no heap (the set's workspace).
+template <class ModelT, int MR, int MC, class Q, class V, class Out>
+Status compute_impulse_proximal(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                                const ProximalSettings<typename ModelT::Scalar>& settings,
+                                ProximalReport<typename ModelT::Scalar>& report,
+                                const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
+  report = ProximalReport<typename ModelT::Scalar>{};
+  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+  Status s = detail::proximal_settings_valid(settings)
+                 ? Status::ok
+                 : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+  if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v_minus);
+  if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
+    s = Status::invalid_input;
+  // the rows and H from one kinematic sweep (CRBA's forward pass), as compute_impulse_range_space
+  if (s == Status::ok) {
+    detail::crba_forward(model, data, q);
+    if (!detail::constraint_rows(model, data, cs, q, ModelT::TangentVector::Zero(),
+                                 detail::pass_jacobian | detail::pass_position_error))
+      s = Status::invalid_input;
+  }
+  if (s == Status::ok) {
+    detail::crba_backward(model, data);
+    if (!all_finite(data.H)) s = Status::overflow;
+  }
+  if (s == Status::ok) s = factorize_ltl(model, data);
+  if (s == Status::ok) {
+    const typename ModelT::TangentVector b = data.H * v_minus;
+    typename ConstraintSet<ModelT, MR, MC>::RowVector g;
+    if (target != nullptr) g = *target;
+    else g.setZero(cs.active_rows());
+    s = detail::solve_proximal(model, data, b, cs.G, g, settings, cs.ws, x, cs.lambda, report, true);
+  }
+  if (s == Status::invalid_input) detail::zero_constraint_results(cs);
+  if (s == Status::invalid_input || s == Status::overflow) data.H.setZero();
+  if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
+  return detail::finish_constrained(s, cs, x, v_plus);
 }
 
 }  // namespace talus

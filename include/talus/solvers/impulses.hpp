@@ -57,6 +57,7 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
     case ImpulseMethod::range_space:
       s = factorize_ltl(model, data);
       if (s == Status::ok) s = solve_kkt_range_space(model, data, b, cs.G, g, cs.ws, x, cs.lambda);
+      if (s == Status::ok) refine_range_space(data, cs.G, g, cs.ws, x, cs.lambda);
       break;
     case ImpulseMethod::null_space:
       s = solve_kkt_null_space(data.H, b, cs.G, g, cs.ws, x, cs.lambda);
@@ -75,7 +76,8 @@ Status compute_impulse_direct(const ModelT& model, Data<ModelT>& data, Constrain
   return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::direct, method, target);
 }
 
-/// Range-space method: (G H⁻¹ Gᵀ) Λ = v⁺ − G q̇⁻, q̇⁺ = q̇⁻ + H⁻¹ Gᵀ Λ.
+/// Range-space method: (G H⁻¹ Gᵀ) Λ = v⁺ − G q̇⁻, q̇⁺ = q̇⁻ + H⁻¹ Gᵀ Λ, then one refinement step
+/// when G q̇⁺ − v⁺ is above rounding (detail::refine_range_space).
 template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_impulse_range_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,

@@ -114,10 +114,11 @@ struct Actuation {
 /// in float.
 template <class S, int NV, int MaxRows>
 struct InverseDynamicsWorkspace {
-  using NVMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, NV, NV>;
-  using NVxRows = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, NV, MaxRows>;
-  using RowsxNV = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxRows, NV>;
-  using RowsxRows = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxRows, MaxRows>;
+  // detail::BoundedMatrix: the storage order Eigen accepts when a capacity is 1 (MaxRows = 1, nv = 1)
+  using NVMatrix = detail::BoundedMatrix<S, Eigen::Dynamic, Eigen::Dynamic, NV, NV>;
+  using NVxRows = detail::BoundedMatrix<S, Eigen::Dynamic, Eigen::Dynamic, NV, MaxRows>;
+  using RowsxNV = detail::BoundedMatrix<S, Eigen::Dynamic, Eigen::Dynamic, MaxRows, NV>;
+  using RowsxRows = detail::BoundedMatrix<S, Eigen::Dynamic, Eigen::Dynamic, MaxRows, MaxRows>;
   using NVVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NV, 1>;
   using RowVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxRows, 1>;
   using TangentVector = Eigen::Matrix<S, NV, 1>;

@@ -10,7 +10,17 @@
 /// impulses use b = H q̇⁻, g = v⁺ (x = q̇⁺, λ = impulses). Three methods:
 ///
 ///   direct       [H  Gᵀ; G  0] [x; −λ] = [b; g], one factorization of the whole KKT matrix
-///                (KKTMethod picks which).
+///                (KKTMethod picks which), then an acceptance check: the answer z = [x; −λ]
+///                must have a normwise backward error ‖K z − [b; g]‖∞ / (‖K‖∞ ‖z‖∞ + ‖[b; g]‖∞)
+///                of at most 64 n ε (n = nv + m), else singular; ws.kkt_residual and
+///                ws.kkt_residual_tolerance report both (the check reads K from H and G: about
+///                nv² + 2 nv m multiply-adds). `ldlt` is Eigen's LDLT, diagonal pivoting
+///                only (no 2 × 2 pivots): it needs K with nv positive and m negative pivots,
+///                i.e. H positive definite on the null space of G and G of full rank
+///                (Sylvester's law of inertia), and refuses any other count as singular;
+///                even then its pivot order can be unstable (H with a small diagonal beside
+///                large G entries), which the acceptance check refuses. The other
+///                decompositions also take an indefinite H when K is regular.
 ///   range space  x₀ = H⁻¹ b,  (G H⁻¹ Gᵀ) λ = g − G x₀,  x = x₀ + H⁻¹ Gᵀ λ, with H = Lᵀ L
 ///                factorized along the tree (sparse_factorization.hpp): cheap when m ≪ nv.
 ///   null space   Gᵀ P = Q [R; 0] (column-pivoted QR), Q = [Qy Qz]; x = Qy a + Qz z with
@@ -22,9 +32,14 @@
 ///                      G's rows, H, b, G or g hold NaN/Inf, ws.pivot_tolerance is negative or
 ///                      not finite, or `method` is not a KKTMethod;
 ///   singular           no unique solution (G rank-deficient: redundant constraints; H not
-///                      positive definite; range space: data.L is not a valid factor);
-///   overflow           x or λ came out not finite (an extremely ill-conditioned system).
+///                      positive definite; range space: data.L is not a valid factor); direct:
+///                      also an answer that fails the acceptance check, or ldlt's pivot signs;
+///   overflow           x or λ came out not finite (an extremely ill-conditioned system), or
+///                      (direct) the acceptance check's sums overflow.
+/// ws.pivot_tolerance: −0 compares equal to 0 and means no rank threshold.
 /// λ has G.rows() rows on return (zero rows when G exceeds the capacity).
+#include <limits>
+
 #include <talus/algorithms/sparse_factorization.hpp>
 #include <talus/solvers/workspace.hpp>
 
@@ -68,8 +83,74 @@ Status check_kkt_inputs(const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
   return Status::ok;
 }
 
+/// Normwise backward error of the direct method's answer z = [x; −λ] (Rigal and Gaches):
+/// ‖K z − [b; g]‖∞ / (‖K‖∞ ‖z‖∞ + ‖[b; g]‖∞), K = [H Gᵀ; G 0] read from H and G, not from the
+/// assembled ws.K (the zero block skipped). A backward-stable solve leaves it at a small
+/// multiple of n ε whatever the conditioning of K; a factor that is not one of K (a lost
+/// reflection, an unstable pivot order of LDLT on an indefinite matrix) leaves it at O(1).
+/// NaN when a sum overflows (the answer cannot be checked in S).
+template <class S, int NV, class B, class GM, class Gv, class Z>
+S kkt_backward_error(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
+                     const Z& z) {
+  using std::abs;
+  const Eigen::Index m = G.rows();
+  S res = S(0), knorm = S(0), rhs = S(0);  // ‖K z − [b; g]‖∞, ‖K‖∞, ‖[b; g]‖∞
+  bool finite = true;
+  auto take_row = [&](S r_i, S k_i, S rhs_i) {
+    finite = finite && r_i - r_i == S(0) && k_i - k_i == S(0);
+    res = std::max(res, abs(r_i));
+    knorm = std::max(knorm, k_i);
+    rhs = std::max(rhs, abs(rhs_i));
+  };
+  for (Eigen::Index i = 0; i < NV; ++i) {  // rows of [H Gᵀ]
+    const S b_i = b.coeff(i);
+    S r_i = -b_i, k_i = S(0);
+    for (Eigen::Index j = 0; j < NV; ++j) {
+      r_i += H.coeff(i, j) * z.coeff(j);
+      k_i += abs(H.coeff(i, j));
+    }
+    for (Eigen::Index c = 0; c < m; ++c) {
+      r_i += G.coeff(c, i) * z.coeff(NV + c);
+      k_i += abs(G.coeff(c, i));
+    }
+    take_row(r_i, k_i, b_i);
+  }
+  for (Eigen::Index c = 0; c < m; ++c) {  // rows of [G 0]
+    const S g_c = g.coeff(c);
+    S r_c = -g_c, k_c = S(0);
+    for (Eigen::Index j = 0; j < NV; ++j) {
+      r_c += G.coeff(c, j) * z.coeff(j);
+      k_c += abs(G.coeff(c, j));
+    }
+    take_row(r_c, k_c, g_c);
+  }
+  if (!finite) return std::numeric_limits<S>::quiet_NaN();
+  if (res == S(0)) return S(0);
+  return res / (knorm * z.cwiseAbs().maxCoeff() + rhs);
+}
+
+/// The tolerance of kkt_backward_error for an n × n KKT matrix, 64 n ε: the rounding of one
+/// residual row alone reaches n ε ‖K‖∞ ‖z‖∞ in the worst case, and the factor leaves room for
+/// the element growth of the pivoted factorizations; a factor of another matrix is off by
+/// O(1), far above it.
+template <class S>
+S kkt_residual_tolerance(int n) {
+  return S(64) * S(n) * Eigen::NumTraits<S>::epsilon();
+}
+
+/// LDLᵀ of K = [H Gᵀ; G 0] with H positive definite on the null space of G and G of full row
+/// rank has, by Sylvester's law of inertia, exactly nv positive and m negative pivots: any
+/// other count means the system is not one the direct method may answer (and Eigen's LDLT,
+/// diagonal pivoting only, is not stable on such a matrix).
+template <class D>
+bool ldlt_inertia_ok(const D& d, int negative) {
+  int neg = 0;
+  for (Eigen::Index i = 0; i < d.size(); ++i) neg += d.coeff(i) < 0;
+  return neg == negative;
+}
+
 template <class Decomp, class K, class V>
-Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) {
+Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol, int m) {
   d.compute(Kmat);
   const int n = static_cast<int>(Kmat.rows());
   using D = std::decay_t<Decomp>;
@@ -93,10 +174,24 @@ Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol) 
     if (!pivots_ok(d.qr.diagonal(), tol)) return Status::singular;
     d.solve_in_place(x);
   } else {  // LDLT
-    if (d.info() != Eigen::Success || !pivots_ok(d.vectorD(), tol)) return Status::singular;
+    if (d.info() != Eigen::Success || !pivots_ok(d.vectorD(), tol) || !ldlt_inertia_ok(d.vectorD(), m))
+      return Status::singular;
     x = d.solve(x);
   }
   return Status::ok;
+}
+}  // namespace detail
+
+namespace detail {
+/// The direct method's acceptance check (file comment): ws.kkt_x must solve its system.
+template <class S, int NV, int MR, class B, class GM, class Gv>
+Status check_kkt_answer(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBase<B>& b, const GM& G, const Gv& g,
+                        SolverWorkspace<S, NV, MR>& ws) {
+  if (!all_finite(ws.kkt_x)) return Status::overflow;
+  ws.kkt_residual = kkt_backward_error(H, b, G, g, ws.kkt_x);
+  ws.kkt_residual_tolerance = kkt_residual_tolerance<S>(static_cast<int>(ws.kkt_x.size()));
+  if (ws.kkt_residual <= ws.kkt_residual_tolerance) return Status::ok;
+  return ws.kkt_residual == ws.kkt_residual ? Status::singular : Status::overflow;
 }
 }  // namespace detail
 
@@ -107,6 +202,7 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
   const int m = static_cast<int>(G.rows());
   Status s = detail::check_kkt_inputs(b, G, g, ws, x);
   if (s == Status::ok && !all_finite(H)) s = Status::invalid_input;
+  ws.kkt_residual = ws.kkt_residual_tolerance = S(0);
   if (s != Status::ok) return detail::zero_outputs(s, x, lambda, m);
   const int n = NV + m;
   ws.K.setZero(n, n);
@@ -120,25 +216,26 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
   switch (method) {
     case KKTMethod::partial_piv_lu:
       s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedPartialPivLU<K>>(), ws.K, ws.kkt_x,
-                                   ws.pivot_tolerance);
+                                   ws.pivot_tolerance, m);
       break;
     case KKTMethod::full_piv_lu:
-      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance, m);
       break;
     case KKTMethod::col_piv_householder_qr:
       s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedColPivHouseholderQR<K>>(), ws.K, ws.kkt_x,
-                                   ws.pivot_tolerance);
+                                   ws.pivot_tolerance, m);
       break;
     case KKTMethod::householder_qr:
       s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedHouseholderQR<K>>(), ws.K, ws.kkt_x,
-                                   ws.pivot_tolerance);
+                                   ws.pivot_tolerance, m);
       break;
     case KKTMethod::ldlt:
-      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::LDLT<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance);
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::LDLT<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance, m);
       break;
     default:
       s = Status::invalid_input;
   }
+  if (s == Status::ok) s = detail::check_kkt_answer(H, b, G, g, ws);
   if (s == Status::ok) {
     x = ws.kkt_x.template head<NV>();
     lambda = -ws.kkt_x.tail(m);

@@ -10,12 +10,13 @@
 /// **Algorithm** (Lemke 1965; Cottle, Pang and Stone, *The Linear Complementarity Problem*,
 /// 1992, ch. 4; Murty, *Linear Complementarity, Linear and Nonlinear Programming*, 1988, ch. 2).
 /// If q ≥ 0, z = 0 is the answer (no pivot). Otherwise an artificial variable z₀ and a
-/// covering vector d > 0 (default all ones) augment the system to
+/// covering vector d ≥ 0 with dᵢ > 0 wherever qᵢ < 0 (default all ones) augment the system to
 ///
 ///     I w − M z − d z₀ = q,
 ///
 /// whose basis starts as B = I (w basic, w = q). The first pivot brings z₀ in at the value
-/// that makes every w ≥ 0 (the row of the most negative qᵢ/dᵢ leaves). From then on the
+/// that makes every w ≥ 0 (the row of the most negative qᵢ/dᵢ over dᵢ > 0 leaves; a row
+/// with dᵢ = 0 has qᵢ ≥ 0 and stays feasible whatever z₀). From then on the
 /// entering variable is always the complement of the one that just left (wᵢ ↔ zᵢ), and the
 /// leaving one is chosen by the minimum-ratio test that keeps every basic variable ≥ 0. The
 /// basis stays almost complementary (at most one pair zᵢ, wᵢ both non-basic); when z₀ leaves,
@@ -94,6 +95,18 @@
 /// any regularized one). On random impacts of 8 corners on 2 rigid bodies (48 unknowns) the
 /// first retry took the failures from 11 to 0 of 300, and the second from 4 to 0 of 2000.
 ///
+/// **Covering vectors with zeros** (LcpOptions::covering with zero entries, or
+/// covering_negative_q: Drake's MobyLCP rule dᵢ = 1 where qᵢ < 0, else 0). The path, and so
+/// whether it ends on a ray, depends on d, and no positive d is best for every problem: the
+/// 2 × 2 LCP M = [−3 1; −1 0], q = (−1, 1) (tests/lcp_test.cpp, derived by hand there)
+/// ray-terminates for every d > 0 with d₂/d₁ > 1/3 — all ones, both retries (d₂/d₁ = 1.5,
+/// 0.75), d = (5, 16) — and is solved in 3 pivots by d = (1, 0): z = (1, 4) (the phenomenon
+/// of Murty's Example 2.11, solved with d = (1, 0) and ray-terminating with d = (5, 16)). The retries do not replace the option: a
+/// caller who knows a better d (or Drake's rule) gives it; the other attempts keep its
+/// zeros. With zero entries the termination guarantees below that assume d > 0 (a ray
+/// proving infeasibility for copositive-plus M) no longer hold: a ray says only that this
+/// path found no solution.
+///
 /// Attempts, in order: plain; the two other coverings (retry_covering); ρ₁, ρ₂, ρ₃ (regularize
 /// on_failure; `always` runs only these). At most 6 attempts, so at most 6 max_pivots pivots
 /// in all; the report counts attempts and the pivots of all of them.
@@ -106,7 +119,7 @@
 /// **Status** (z and w zero unless ok; nothing allocates, nothing throws):
 /// - ok: z, w satisfy the check above; LcpReport::exit says trivial (q ≥ 0) or solved.
 /// - invalid_input: M not n × n with n = q.size(), n > MaxN (n = 0 is ok, empty z and w), NaN/Inf or |entry| > input_limits::magnitude in M, q or the covering
-///   vector, a covering entry ≤ 0 or a covering vector of the wrong size, a tolerance outside
+///   vector, a covering entry < 0, or 0 where qᵢ < 0, or a covering vector of the wrong size, a tolerance outside
 ///   [0, 1] (or NaN), max_pivots < 0, a regularize value outside the enumerators.
 ///   n > MaxN gives invalid_input (not capacity_exceeded), and z, w then have zero rows.
 /// - singular: the path ended without a solution. Either a secondary ray (LcpExit::ray: the
@@ -177,8 +190,11 @@ struct LcpOptions {
   /// When the first plain attempt fails, try again with the covering vectors dᵢ (1 + i/n),
   /// then dᵢ (2 − i/n) (see the file comment, "Other covering vectors").
   bool retry_covering = true;
-  /// Covering vector d (entries > 0): empty for all ones, else n entries.
+  /// Covering vector d: empty for all ones (or Drake's rule below), else n entries ≥ 0 with
+  /// dᵢ > 0 wherever qᵢ < 0 (zeros: file comment, "Covering vectors with zeros").
   Vector covering;
+  /// With an empty `covering`: dᵢ = 1 where qᵢ < 0, else 0 (Drake's MobyLCPSolver), instead of all ones.
+  bool covering_negative_q = false;
   LcpRegularization regularize = LcpRegularization::none;
 };
 
@@ -329,14 +345,17 @@ LcpExit lemke_run(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q
   ws.q_abs.resize(n);
   for (int i = 0; i < n; ++i) ws.q_abs.coeffRef(i) = abs(static_cast<S>(q.coeff(i)));
   ws.z.setZero(n);
-  // First pivot: z₀ enters; the row of the smallest qᵢ/dᵢ leaves (exact ties: the last row,
-  // which is the lexicographic rule for B = I and aᵢ = −dᵢ).
-  int r = 0;
-  S best = ws.x.coeff(0) / ws.d.coeff(0);
-  for (int i = 1; i < n; ++i) {
+  // First pivot: z₀ enters; the row of the smallest qᵢ/dᵢ over dᵢ > 0 leaves (exact ties: the
+  // last row, which is the lexicographic rule for B = I and aᵢ = −dᵢ). A row with dᵢ = 0 has
+  // qᵢ ≥ 0 (checked): z₀ does not move it.
+  int r = -1;
+  S best = S(0);
+  for (int i = 0; i < n; ++i) {
+    if (!(ws.d.coeff(i) > S(0))) continue;
     const S t = ws.x.coeff(i) / ws.d.coeff(i);
-    if (t <= best) { best = t; r = i; }
+    if (r < 0 || t <= best) { best = t; r = i; }
   }
+  if (r < 0) return LcpExit::ray;  // unreachable: some qᵢ < 0 has dᵢ > 0
   for (int i = 0; i < n; ++i) ws.col.coeffRef(i) = -ws.d.coeff(i);
   const int z0 = 2 * n;
   int leaving = ws.basis[r];
@@ -488,8 +507,9 @@ bool lcp_inputs_valid(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ
     return false;
   if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude)) return false;
   if (!all_within(options.covering, input_limits::magnitude)) return false;
-  for (Eigen::Index i = 0; i < options.covering.size(); ++i)
-    if (!(options.covering.coeff(i) > S(0))) return false;
+  for (Eigen::Index i = 0; i < options.covering.size(); ++i)  // ≥ 0, and > 0 where the start is infeasible
+    if (!(options.covering.coeff(i) >= S(0)) || (options.covering.coeff(i) == S(0) && static_cast<S>(q.coeff(i)) < S(0)))
+      return false;
   return true;
 }
 
@@ -564,8 +584,12 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
   S first_residual = S(0);
   for (int k = 0; k < attempts; ++k) {
     const S rho = plan[k].rho;
-    if (options.covering.size() == 0) ws.d.setOnes(n);
-    else ws.d = options.covering;
+    if (options.covering.size() != 0) ws.d = options.covering;
+    else if (!options.covering_negative_q) ws.d.setOnes(n);
+    else {
+      ws.d.resize(n);
+      for (int i = 0; i < n; ++i) ws.d.coeffRef(i) = static_cast<S>(q.coeff(i)) < S(0) ? S(1) : S(0);
+    }
     if (plan[k].covering != 0)
       for (int i = 0; i < n; ++i) ws.d.coeffRef(i) *= plan[k].covering == 1 ? S(1) + S(i) / S(n) : S(2) - S(i) / S(n);
     report.attempts += 1;

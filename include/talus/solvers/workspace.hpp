@@ -5,7 +5,9 @@
 /// any subset of active rows never allocates. One SolverWorkspace lives in each
 /// ConstraintSet; the generic solvers in kkt.hpp take it explicitly.
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
+#include <limits>
 #include <new>
 #include <type_traits>
 #include <utility>
@@ -89,6 +91,60 @@ void solve_unit_lower_in_place(const M& A, X&& x) {
   }
 }
 
+/// True when a vector whose largest magnitude is vmax can be squared and summed unscaled:
+/// the squares of entries that could underflow are below ε² vmax² (negligible), and the sum
+/// of up to 2¹⁶ squares stays finite. Zero and non-finite vmax are left to the caller's path.
+template <class S>
+bool unscaled_safe(S vmax) {
+  using std::ldexp;
+  constexpr int lo = std::numeric_limits<S>::min_exponent / 2 + std::numeric_limits<S>::digits;
+  constexpr int hi = std::numeric_limits<S>::max_exponent / 2 - 16;
+  return vmax == S(0) || !(vmax - vmax == S(0)) || (vmax >= ldexp(S(1), lo) && vmax <= ldexp(S(1), hi));
+}
+
+/// Eigen's makeHouseholderInPlace (v ← [β; essential], v = [c₀; tail], (I − τ [1; e][1; e]ᵀ) v
+/// = β e₀), safe from underflow and overflow. Eigen squares the entries unscaled and skips the
+/// reflection when ‖tail‖² ≤ the smallest normal number, so a column whose entries are all
+/// below ~1e-154 (or whose tail is, under a smaller c₀) keeps its tail and the factor is not
+/// of the matrix; entries above ~1e154 overflow (float: 1e-19, 1e19). Outside the range of
+/// unscaled_safe (double: 2⁻⁴⁵⁷ to 2⁴⁹⁶) the column is first scaled by a power of two (exact:
+/// τ and the essential part are ratios, β scales back). Inside it Eigen's routine runs
+/// unchanged (same bits), and a tail it skips is below ε · max|v|, a perturbation the
+/// factorization's backward error covers anyway.
+template <class V, class S>
+void make_householder_in_place(V&& v, S& tau, S& beta) {
+  using std::ilogb;
+  using std::ldexp;
+  const S vmax = v.size() > 0 ? v.cwiseAbs().maxCoeff() : S(0);
+  if (unscaled_safe(vmax)) {
+    v.makeHouseholderInPlace(tau, beta);
+    return;
+  }
+  const int e = ilogb(vmax);
+  for (Eigen::Index i = 0; i < v.size(); ++i) v.coeffRef(i) = ldexp(v.coeff(i), -e);
+  v.makeHouseholderInPlace(tau, beta);
+  beta = ldexp(beta, e);
+}
+
+/// ‖v‖₂ safe from underflow and overflow: Eigen's norm() (same bits) where the largest entry
+/// is unscaled_safe, else the norm of v scaled by a power of two (exact), scaled back.
+template <class V>
+typename V::Scalar safe_norm(const V& v) {
+  using S = typename V::Scalar;
+  using std::ilogb;
+  using std::ldexp;
+  using std::sqrt;
+  const S vmax = v.size() > 0 ? v.cwiseAbs().maxCoeff() : S(0);
+  if (unscaled_safe(vmax)) return v.norm();
+  const int e = ilogb(vmax);
+  S sum = S(0);
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    const S c = ldexp(v.coeff(i), -e);
+    sum += c * c;
+  }
+  return ldexp(sqrt(sum), e);
+}
+
 /// Householder QR of a square matrix without pivoting, unblocked.
 template <class MatrixType>
 struct UnblockedHouseholderQR {
@@ -104,7 +160,7 @@ struct UnblockedHouseholderQR {
     for (Eigen::Index k = 0; k < n; ++k) {
       const Eigen::Index rem = n - k;
       S beta;
-      qr.col(k).tail(rem).makeHouseholderInPlace(h(k), beta);
+      make_householder_in_place(qr.col(k).tail(rem), h(k), beta);
       qr(k, k) = beta;
       apply_householder_left(qr.bottomRightCorner(rem, n - k - 1), qr.col(k).tail(rem - 1), h(k));
     }
@@ -120,7 +176,8 @@ struct UnblockedHouseholderQR {
 
 /// Householder QR with column pivoting, A P = Q R, unblocked (Eigen's ColPivHouseholderQR
 /// algorithm: largest remaining column first, column norms downdated and recomputed when
-/// cancellation makes the downdate inaccurate). Rank-revealing: rank() counts the |R_kk|
+/// cancellation makes the downdate inaccurate; reflectors and norms scaled where the squares
+/// would underflow or overflow, see make_householder_in_place). Rank-revealing: rank() counts the |R_kk|
 /// above threshold · max |R_kk|. Any shape (rows ≥ cols for a basis of the column space).
 template <class MatrixType>
 struct UnblockedColPivHouseholderQR {
@@ -147,7 +204,7 @@ struct UnblockedColPivHouseholderQR {
     transpositions.resize(size);
     norms_updated.resize(cols);
     norms_direct.resize(cols);
-    for (Eigen::Index j = 0; j < cols; ++j) norms_direct(j) = norms_updated(j) = qr.col(j).norm();
+    for (Eigen::Index j = 0; j < cols; ++j) norms_direct(j) = norms_updated(j) = safe_norm(qr.col(j));
     const S downdate_threshold = sqrt(Eigen::NumTraits<S>::epsilon());
     max_pivot = S(0);
     for (Eigen::Index k = 0; k < size; ++k) {
@@ -161,7 +218,7 @@ struct UnblockedColPivHouseholderQR {
         std::swap(norms_direct(k), norms_direct(p));
       }
       S beta;
-      qr.col(k).tail(rows - k).makeHouseholderInPlace(h(k), beta);
+      make_householder_in_place(qr.col(k).tail(rows - k), h(k), beta);
       qr(k, k) = beta;
       max_pivot = std::max(max_pivot, abs(beta));
       apply_householder_left(qr.bottomRightCorner(rows - k, cols - k - 1), qr.col(k).tail(rows - k - 1), h(k));
@@ -171,7 +228,7 @@ struct UnblockedColPivHouseholderQR {
         t = std::max(S(0), (S(1) + t) * (S(1) - t));
         const S ratio = norms_updated(j) / norms_direct(j);
         if (t * ratio * ratio <= downdate_threshold) {
-          norms_direct(j) = qr.col(j).tail(rows - k - 1).norm();
+          norms_direct(j) = safe_norm(qr.col(j).tail(rows - k - 1));
           norms_updated(j) = norms_direct(j);
         } else {
           norms_updated(j) *= sqrt(t);
@@ -364,14 +421,27 @@ bool pivots_ok(const V& d, typename V::Scalar rel_tol) {
 }
 }  // namespace detail
 
+namespace detail {
+/// Eigen's storage option for a matrix of at most max_rows × max_cols: Eigen refuses at
+/// compile time a column-major matrix that can hold only one row (and more than one column),
+/// and a row-major one that can hold only one column. Capacity-1 sets (MaxRows = 1) and
+/// one-dof models (nv = 1) hit exactly those shapes.
+constexpr int storage_for(int max_rows, int max_cols) {
+  return max_rows == 1 && max_cols != 1 ? Eigen::RowMajor : Eigen::ColMajor;
+}
+/// Eigen::Matrix with at most MaxR × MaxC entries and the storage option Eigen accepts for it.
+template <class S, int R, int C, int MaxR, int MaxC>
+using BoundedMatrix = Eigen::Matrix<S, R, C, storage_for(MaxR, MaxC), MaxR, MaxC>;
+}  // namespace detail
+
 template <class S, int NV, int MaxRows>
 struct SolverWorkspace {
   static constexpr int nv = NV;
   static constexpr int max_rows = MaxRows;
   static constexpr int max_kkt = NV + MaxRows;
   using RowVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxRows, 1>;
-  using GMatrix = Eigen::Matrix<S, Eigen::Dynamic, NV, 0, MaxRows, NV>;               ///< rows × nv
-  using GtMatrix = Eigen::Matrix<S, NV, Eigen::Dynamic, 0, NV, MaxRows>;              ///< nv × rows
+  using GMatrix = detail::BoundedMatrix<S, Eigen::Dynamic, NV, MaxRows, NV>;  ///< rows × nv
+  using GtMatrix = detail::BoundedMatrix<S, NV, Eigen::Dynamic, NV, MaxRows>;  ///< nv × rows
   using RowMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxRows, MaxRows>;
   using NVMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, NV, NV>;         ///< reduced (null-space) sizes
   using KKTMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_kkt, max_kkt>;
@@ -388,6 +458,11 @@ struct SolverWorkspace {
   detail::OneOf<detail::UnblockedPartialPivLU<KKTMatrix>, Eigen::FullPivLU<KKTMatrix>,
                detail::UnblockedColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>, Eigen::LDLT<KKTMatrix>>
       kkt;
+  /// The last solve_kkt_direct's acceptance check (kkt.hpp): the normwise backward error
+  /// ‖K z − r‖∞ / (‖K‖∞ ‖z‖∞ + ‖r‖∞) of its answer and the tolerance it was held to; both zero
+  /// when the call failed before there was an answer to check.
+  S kkt_residual = S(0);
+  S kkt_residual_tolerance = S(0);
 
   // range-space method, Kokkevis and articulated: Z = L⁻ᵀ Gᵀ (or H⁻¹ Gᵀ, or M Gᵀ), Y = G H⁻¹ Gᵀ
   GtMatrix Z;
@@ -402,7 +477,7 @@ struct SolverWorkspace {
   GtMatrix Gt;
   detail::UnblockedColPivHouseholderQR<GtMatrix> Gt_qr;
   Eigen::Matrix<S, NV, NV> Q = Eigen::Matrix<S, NV, NV>::Zero();
-  Eigen::Matrix<S, NV, Eigen::Dynamic, 0, NV, NV> HQz;  ///< H Qz
+  detail::BoundedMatrix<S, NV, Eigen::Dynamic, NV, NV> HQz;  ///< H Qz
   NVMatrix ZHZ;
   detail::UnblockedLLT<NVMatrix> ZHZ_llt;
   NVVector qz;
