@@ -4,6 +4,8 @@
 #   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|
 #                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|all] [seconds-per-target]
 #
+# (several targets: a comma-separated list, e.g. fuzz_kkt,fuzz_lcp)
+#
 # Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
 # asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
 # nine ≈ 54 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
@@ -19,7 +21,7 @@ secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
 all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
-if [[ $what == all ]]; then targets=("${all[@]}"); else targets=("$what"); fi
+if [[ $what == all ]]; then targets=("${all[@]}"); else IFS=, read -ra targets <<<"$what"; fi
 
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||

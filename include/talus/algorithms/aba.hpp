@@ -163,20 +163,28 @@ Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
 template <class ModelT, class Q, class V, class T, class Out>
 Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
            const Eigen::MatrixBase<T>& tau, Out& ddq) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::aba: ddq must have nv rows (Model::TangentVector)");
-  Status s = check_inputs(model, q, v, tau);
-  if (s == Status::ok) s = detail::aba_pass<false>(model, data, q, v, tau, nullptr);
-  return output_or_zero(s, data.ddq, ddq);
+  TALUS_CHECK_ENTRY_SIZES(aba, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    Status s = check_inputs(model, q, v, tau);
+    if (s == Status::ok) s = detail::aba_pass<false>(model, data, q, v, tau, nullptr);
+    return output_or_zero(s, data.ddq, ddq);
+  }
 }
 
 /// Forward dynamics with external forces (body frame, see rnea.hpp).
 template <class ModelT, class Q, class V, class T, class Out>
 Status aba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
            const Eigen::MatrixBase<T>& tau, const ExternalForces<ModelT>& fext, Out& ddq) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::aba: ddq must have nv rows (Model::TangentVector)");
-  Status s = check_inputs(model, q, v, tau, fext);
-  if (s == Status::ok) s = detail::aba_pass<true>(model, data, q, v, tau, &fext);
-  return output_or_zero(s, data.ddq, ddq);
+  TALUS_CHECK_ENTRY_SIZES(aba, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    Status s = check_inputs(model, q, v, tau, fext);
+    if (s == Status::ok) s = detail::aba_pass<true>(model, data, q, v, tau, &fext);
+    return output_or_zero(s, data.ddq, ddq);
+  }
 }
 
 }  // namespace talus

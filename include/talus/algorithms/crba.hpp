@@ -92,17 +92,22 @@ void crba_backward(const ModelT&, Data<ModelT>& data) {
 
 template <class ModelT, class Q>
 Status crba(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
-  if (Status s = check_configuration(model, q); s != Status::ok) {
-    data.H.setZero();
-    return s;
+  TALUS_ASSERT_CONFIG(crba, ModelT, q);
+  if constexpr (!detail::fits<Q, ModelT::nq>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    if (Status s = check_configuration(model, q); s != Status::ok) {
+      data.H.setZero();
+      return s;
+    }
+    detail::crba_forward(model, data, q);
+    detail::crba_backward(model, data);
+    if (!all_finite(data.H)) {
+      data.H.setZero();
+      return Status::overflow;
+    }
+    return Status::ok;
   }
-  detail::crba_forward(model, data, q);
-  detail::crba_backward(model, data);
-  if (!all_finite(data.H)) {
-    data.H.setZero();
-    return Status::overflow;
-  }
-  return Status::ok;
 }
 
 }  // namespace talus

@@ -101,41 +101,56 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, Out& tau) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::rnea: tau must have nv rows (Model::TangentVector)");
-  const Status s = check_inputs(model, q, v, a);
-  if (s == Status::ok) detail::rnea_pass<2, false>(model, data, q, v, a, nullptr);
-  return output_or_zero(s, data.tau, tau);
+  TALUS_CHECK_ENTRY_SIZES(rnea, ModelT, q, v, a, tau);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, A>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    const Status s = check_inputs(model, q, v, a);
+    if (s == Status::ok) detail::rnea_pass<2, false>(model, data, q, v, a, nullptr);
+    return output_or_zero(s, data.tau, tau);
+  }
 }
 
 /// Inverse dynamics with external forces: τ = H q̈ + C − Σ J_iᵀ f_ext,i.
 template <class ModelT, class Q, class V, class A, class Out>
 Status rnea(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
             const Eigen::MatrixBase<A>& a, const ExternalForces<ModelT>& fext, Out& tau) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::rnea: tau must have nv rows (Model::TangentVector)");
-  const Status s = check_inputs(model, q, v, a, fext);
-  if (s == Status::ok) detail::rnea_pass<2, true>(model, data, q, v, a, &fext);
-  return output_or_zero(s, data.tau, tau);
+  TALUS_CHECK_ENTRY_SIZES(rnea, ModelT, q, v, a, tau);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, A>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    const Status s = check_inputs(model, q, v, a, fext);
+    if (s == Status::ok) detail::rnea_pass<2, true>(model, data, q, v, a, &fext);
+    return output_or_zero(s, data.tau, tau);
+  }
 }
 
 /// Nonlinear effects (bias forces) C(q, q̇) = RNEA(q, q̇, 0): Coriolis, centrifugal and gravity.
 template <class ModelT, class Q, class V, class Out>
 Status nonlinear_effects(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                          const Eigen::MatrixBase<V>& v, Out& C) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(),
-                "talus::nonlinear_effects: C must have nv rows (Model::TangentVector)");
-  const Status s = check_inputs(model, q, v);
-  if (s == Status::ok) detail::rnea_pass<1, false>(model, data, q, v, v, nullptr);
-  return output_or_zero(s, data.tau, C);
+  TALUS_CHECK_ENTRY_SIZES_QV(nonlinear_effects, ModelT, q, v, C);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    const Status s = check_inputs(model, q, v);
+    if (s == Status::ok) detail::rnea_pass<1, false>(model, data, q, v, v, nullptr);
+    return output_or_zero(s, data.tau, C);
+  }
 }
 
 /// Generalized gravity g(q) = RNEA(q, 0, 0).
 template <class ModelT, class Q, class Out>
 Status generalized_gravity(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q, Out& g) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(),
-                "talus::generalized_gravity: g must have nv rows (Model::TangentVector)");
-  const Status s = check_inputs(model, q);
-  if (s == Status::ok) detail::rnea_pass<0, false>(model, data, q, q, q, nullptr);
-  return output_or_zero(s, data.tau, g);
+  TALUS_ASSERT_CONFIG(generalized_gravity, ModelT, q);
+  TALUS_ASSERT_TANGENT_OUT(generalized_gravity, ModelT, g);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    const Status s = check_inputs(model, q);
+    if (s == Status::ok) detail::rnea_pass<0, false>(model, data, q, q, q, nullptr);
+    return output_or_zero(s, data.tau, g);
+  }
 }
 
 }  // namespace talus

@@ -1037,14 +1037,15 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
                                 const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
                                 const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                                 ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_contact: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_contact: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_contact: ddq must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  const Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, typename ModelT::Scalar(1),
-                                         detail::ContactLevel::acceleration, options, report, fext, x);
-  return detail::contact_output<ModelT>(s, x, ddq);
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    const Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, typename ModelT::Scalar(1),
+                                           detail::ContactLevel::acceleration, options, report, fext, x);
+    return detail::contact_output<ModelT>(s, x, ddq);
+  }
 }
 /// Acceleration level without bilateral constraints.
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class Out>
@@ -1053,15 +1054,16 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
                                 const Eigen::MatrixBase<T>& tau, Out& ddq,
                                 const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                                 ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_contact: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_contact: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_contact: ddq must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  detail::NoBilateral* none = nullptr;
-  const Status s = detail::contact_solve(model, data, cp, none, q, v, tau, typename ModelT::Scalar(1),
-                                         detail::ContactLevel::acceleration, options, report, fext, x);
-  return detail::contact_output<ModelT>(s, x, ddq);
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    detail::NoBilateral* none = nullptr;
+    const Status s = detail::contact_solve(model, data, cp, none, q, v, tau, typename ModelT::Scalar(1),
+                                           detail::ContactLevel::acceleration, options, report, fext, x);
+    return detail::contact_output<ModelT>(s, x, ddq);
+  }
 }
 
 /// Impact at velocity level: v⁺ from v⁻ (impulses: cp.force, N·s; bilateral impulses: cs.lambda).
@@ -1071,14 +1073,16 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
                         const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                         ContactReport<typename ModelT::Scalar>& report) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::impulses_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::impulses_contact: v_minus must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::impulses_contact: v_plus must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  const Status s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, typename ModelT::Scalar(1),
-                                         detail::ContactLevel::impact, options, report, nullptr, x);
-  return detail::contact_output<ModelT>(s, x, v_plus);
+  TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+    const Status s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, typename ModelT::Scalar(1),
+                                           detail::ContactLevel::impact, options, report, nullptr, x);
+    return detail::contact_output<ModelT>(s, x, v_plus);
+  }
 }
 /// Impact with a bilateral velocity target (Drake's kG at velocity level): the bilateral rows
 /// ask G v⁺ = w instead of 0 (w: cs.active_rows() entries, in the rows' units, m/s or rad/s;
@@ -1090,38 +1094,45 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
                         const Eigen::MatrixBase<V>& v_minus, const Eigen::MatrixBase<W>& bilateral_velocity, Out& v_plus,
                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                         ContactReport<typename ModelT::Scalar>& report) {
-  using S = typename ModelT::Scalar;
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  typename ConstraintSet<ModelT, MR, MCs>::RowVector w;
-  const int mb = cs.active_rows();
-  Status s = Status::invalid_input;
-  if (bilateral_velocity.cols() == 1 && bilateral_velocity.rows() == mb && mb <= MR &&
-      all_within(bilateral_velocity.derived(), input_limits::magnitude)) {
-    w.resize(mb);
-    for (int i = 0; i < mb; ++i) w(i) = static_cast<S>(bilateral_velocity.coeff(i));
-    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-    s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, S(1), detail::ContactLevel::impact, options, report,
-                              nullptr, x, w.data());
+  TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
-    report = ContactReport<S>{};
-    s = detail::refuse_contact(cp, &cs, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+    using S = typename ModelT::Scalar;
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    typename ConstraintSet<ModelT, MR, MCs>::RowVector w;
+    const int mb = cs.active_rows();
+    Status s = Status::invalid_input;
+    if (bilateral_velocity.cols() == 1 && bilateral_velocity.rows() == mb && mb <= MR &&
+        all_within(bilateral_velocity.derived(), input_limits::magnitude)) {
+      w.resize(mb);
+      for (int i = 0; i < mb; ++i) w(i) = static_cast<S>(bilateral_velocity.coeff(i));
+      const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+      s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, S(1), detail::ContactLevel::impact, options, report,
+                                nullptr, x, w.data());
+    } else {
+      report = ContactReport<S>{};
+      s = detail::refuse_contact(cp, &cs, Status::invalid_input, ContactFailureReason::input_invalid, -1);
+    }
+    return detail::contact_output<ModelT>(s, x, v_plus);
   }
-  return detail::contact_output<ModelT>(s, x, v_plus);
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class Out>
 Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                         ContactReport<typename ModelT::Scalar>& report) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::impulses_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::impulses_contact: v_minus must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::impulses_contact: v_plus must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  detail::NoBilateral* none = nullptr;
-  const Status s = detail::contact_solve(model, data, cp, none, q, v_minus, zero, typename ModelT::Scalar(1),
-                                         detail::ContactLevel::impact, options, report, nullptr, x);
-  return detail::contact_output<ModelT>(s, x, v_plus);
+  TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+    detail::NoBilateral* none = nullptr;
+    const Status s = detail::contact_solve(model, data, cp, none, q, v_minus, zero, typename ModelT::Scalar(1),
+                                           detail::ContactLevel::impact, options, report, nullptr, x);
+    return detail::contact_output<ModelT>(s, x, v_plus);
+  }
 }
 
 namespace detail {
@@ -1158,14 +1169,15 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
                          QOut& q_next, VOut& v_next,
                          const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                          ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::time_step_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::time_step_contact: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::time_step_contact: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<QOut, ModelT::nq>(), "talus::time_step_contact: q_next must have nq rows (Model::ConfigVector)");
-  static_assert(detail::holds_size<VOut, ModelT::nv>(), "talus::time_step_contact: v_next must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
-  return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
+  TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
+  TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
+  if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+    return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
+  }
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class QOut, class VOut>
 Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
@@ -1173,15 +1185,16 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
                          typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
                          const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
                          ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::time_step_contact: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::time_step_contact: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::time_step_contact: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<QOut, ModelT::nq>(), "talus::time_step_contact: q_next must have nq rows (Model::ConfigVector)");
-  static_assert(detail::holds_size<VOut, ModelT::nv>(), "talus::time_step_contact: v_next must have nv rows (Model::TangentVector)");
-  typename ModelT::TangentVector x;
-  detail::NoBilateral* none = nullptr;
-  Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
-  return detail::finish_step(s, model, cp, none, q, x, h, q_next, v_next);
+  TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
+  TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
+  if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x;
+    detail::NoBilateral* none = nullptr;
+    Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+    return detail::finish_step(s, model, cp, none, q, x, h, q_next, v_next);
+  }
 }
 
 }  // namespace talus

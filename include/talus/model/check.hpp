@@ -115,6 +115,15 @@ constexpr bool fits() {
   return (int(D::RowsAtCompileTime) == N || int(D::RowsAtCompileTime) == Eigen::Dynamic) &&
          (int(D::ColsAtCompileTime) == 1 || int(D::ColsAtCompileTime) == Eigen::Dynamic);
 }
+/// The guard that goes with a public function's entry static_asserts (TALUS_CHECK_ENTRY_SIZES):
+/// true when Q fits nq, Out holds nv rows and every Tangents fits nv. Written
+/// `if constexpr (!entry_sizes_ok<...>()) return Status::invalid_input; else { body }`, so on a
+/// wrong size the body is not instantiated and the static_assert is the only error (not the
+/// first of several from Eigen, instantiations deep).
+template <class ModelT, class Q, class Out, class... Tangents>
+constexpr bool entry_sizes_ok() {
+  return fits<Q, ModelT::nq>() && holds_size<Out, ModelT::nv>() && (fits<Tangents, ModelT::nv>() && ...);
+}
 /// True when T is a resizable column vector that can take up to MaxRows rows (the active
 /// rows of a ConstraintSet, known only at run time): Eigen::VectorXd, or the set's RowVector.
 template <class T, int MaxRows>
@@ -242,3 +251,38 @@ inline Status output_or_zero(Status s, const Result& result, Out& out) {
 }
 
 }  // namespace talus
+
+/// Entry checks of a public function's sized Eigen arguments, one static_assert per argument
+/// whose message names the function and the argument, e.g.
+///     talus::forward_dynamics_direct: q must have nq rows (Model::ConfigVector)
+/// Inputs may also be of dynamic size (detail::fits: checked at run time), outputs must be
+/// able to take the result (detail::holds_size). The argument's type is its decltype: for an
+/// input `const Eigen::MatrixBase<Q>& q` that is MatrixBase<Q>, which has Q's sizes.
+/// Follow them with the detail::entry_sizes_ok guard so that the assert is the only error.
+///
+/// Macros, not functions: a static_assert's message must be a string literal, and only the
+/// preprocessor can write the function's and the argument's names into it (#fn, #arg); a
+/// helper function's static_assert would name the helper, and the error would point there.
+#define TALUS_ASSERT_CONFIG(fn, ModelT, arg)                                                    \
+  static_assert(::talus::detail::fits<decltype(arg), ModelT::nq>(),                          \
+                "talus::" #fn ": " #arg " must have nq rows (Model::ConfigVector)")
+#define TALUS_ASSERT_TANGENT(fn, ModelT, arg)                                                   \
+  static_assert(::talus::detail::fits<decltype(arg), ModelT::nv>(),                          \
+                "talus::" #fn ": " #arg " must have nv rows (Model::TangentVector)")
+#define TALUS_ASSERT_CONFIG_OUT(fn, ModelT, arg)                                                \
+  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nq>(),                    \
+                "talus::" #fn ": " #arg " must have nq rows (Model::ConfigVector)")
+#define TALUS_ASSERT_TANGENT_OUT(fn, ModelT, arg)                                               \
+  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nv>(),                    \
+                "talus::" #fn ": " #arg " must have nv rows (Model::TangentVector)")
+/// The common shape: configuration q, tangent inputs v and tau (or q̈), tangent output out.
+#define TALUS_CHECK_ENTRY_SIZES(fn, ModelT, q, v, tau, out)                                     \
+  TALUS_ASSERT_CONFIG(fn, ModelT, q);                                                          \
+  TALUS_ASSERT_TANGENT(fn, ModelT, v);                                                         \
+  TALUS_ASSERT_TANGENT(fn, ModelT, tau);                                                       \
+  TALUS_ASSERT_TANGENT_OUT(fn, ModelT, out)
+/// Configuration q, one tangent input v (q̇⁻ of an impulse), tangent output out.
+#define TALUS_CHECK_ENTRY_SIZES_QV(fn, ModelT, q, v, out)                                       \
+  TALUS_ASSERT_CONFIG(fn, ModelT, q);                                                          \
+  TALUS_ASSERT_TANGENT(fn, ModelT, v);                                                         \
+  TALUS_ASSERT_TANGENT_OUT(fn, ModelT, out)

@@ -204,45 +204,50 @@ Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, Con
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
                                    const ExternalForces<ModelT>* fext = nullptr) {
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_tau(cs, tau);
-  if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v);
-  if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext))
-    s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
-  if (s != Status::ok) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(s, cs, x, ddq);
-  }
-  if (fext != nullptr) detail::articulated_forward<true, true>(model, data, q, v, fext);
-  else detail::articulated_forward<true, false>(model, data, q, v, fext);
-  if (!detail::constraint_rows(model, data, cs, q, v,
-                               detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
-                                   detail::pass_velocity_error)) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
-  }
-  if (!detail::aba_backward<true>(model, data, tau)) return detail::finish_constrained(Status::singular, cs, x, ddq);
-  const auto a_world = detail::gravity_acceleration(model);
-  detail::aba_accelerations<true>(model, data, data.u, a_world);  // q̈₀ = H⁻¹ (τ − C)
-  auto& ws = cs.ws;
-  detail::articulated_delassus(model, data, cs.G, ws);
-  ws.r = cs.gamma;
-  ws.r.noalias() -= cs.G.lazyProduct(data.ddq);
-  if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, ddq);
-  cs.lambda = ws.r;
-  detail::solve_delassus(ws, cs.lambda);
-  detail::reduced_constraint_forces(ws, cs.lambda);
-  ws.t += data.u;
-  detail::aba_accelerations<true>(model, data, ws.t, a_world);  // q̈ = H⁻¹ (τ − C + Gᵀ λ)
-  if (detail::constraint_residual(cs.G, cs.gamma, data.ddq, ws.r)) {  // one refinement step
-    detail::solve_delassus(ws, ws.r);
-    cs.lambda += ws.r;
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_articulated, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_tau(cs, tau);
+    if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v);
+    if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext))
+      s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s != Status::ok) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(s, cs, x, ddq);
+    }
+    if (fext != nullptr) detail::articulated_forward<true, true>(model, data, q, v, fext);
+    else detail::articulated_forward<true, false>(model, data, q, v, fext);
+    if (!detail::constraint_rows(model, data, cs, q, v,
+                                 detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                                     detail::pass_velocity_error)) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
+    }
+    if (!detail::aba_backward<true>(model, data, tau)) return detail::finish_constrained(Status::singular, cs, x, ddq);
+    const auto a_world = detail::gravity_acceleration(model);
+    detail::aba_accelerations<true>(model, data, data.u, a_world);  // q̈₀ = H⁻¹ (τ − C)
+    auto& ws = cs.ws;
+    detail::articulated_delassus(model, data, cs.G, ws);
+    ws.r = cs.gamma;
+    ws.r.noalias() -= cs.G.lazyProduct(data.ddq);
+    if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, ddq);
+    cs.lambda = ws.r;
+    detail::solve_delassus(ws, cs.lambda);
     detail::reduced_constraint_forces(ws, cs.lambda);
     ws.t += data.u;
-    detail::aba_accelerations<true>(model, data, ws.t, a_world);
+    detail::aba_accelerations<true>(model, data, ws.t, a_world);  // q̈ = H⁻¹ (τ − C + Gᵀ λ)
+    if (detail::constraint_residual(cs.G, cs.gamma, data.ddq, ws.r)) {  // one refinement step
+      detail::solve_delassus(ws, ws.r);
+      cs.lambda += ws.r;
+      detail::reduced_constraint_forces(ws, cs.lambda);
+      ws.t += data.u;
+      detail::aba_accelerations<true>(model, data, ws.t, a_world);
+    }
+    x = data.ddq;
+    return detail::finish_constrained(Status::ok, cs, x, ddq);
   }
-  x = data.ddq;
-  return detail::finish_constrained(Status::ok, cs, x, ddq);
 }
 
 /// Impulse by the articulated-body factorization: ABA's second pass for D and U (no
@@ -252,43 +257,48 @@ template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_impulse_articulated(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                                    const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
-  using S = typename ModelT::Scalar;
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_constraint_inputs(model, cs, q, v_minus);
-  if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
-    s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
-  if (s != Status::ok) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(s, cs, x, v_plus);
-  }
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  detail::articulated_forward<false, false>(model, data, q, zero, nullptr);
-  if (!detail::constraint_rows(model, data, cs, q, zero, detail::pass_jacobian | detail::pass_position_error)) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(Status::invalid_input, cs, x, v_plus);
-  }
-  if (!detail::aba_backward<false>(model, data, zero)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
-  auto& ws = cs.ws;
-  detail::articulated_delassus(model, data, cs.G, ws);
-  if (target != nullptr) ws.r = *target;
-  else ws.r.setZero(cs.active_rows());
-  ws.r.noalias() -= cs.G.lazyProduct(v_minus);
-  if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
-  cs.lambda = ws.r;
-  detail::solve_delassus(ws, cs.lambda);
-  detail::reduced_constraint_forces(ws, cs.lambda);
-  detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());  // H⁻¹ Gᵀ Λ
-  x = v_minus + data.ddq;
-  typename ConstraintSet<ModelT, MR, MC>::RowVector zero_target;
-  if (target == nullptr) zero_target.setZero(cs.active_rows());
-  if (detail::constraint_residual(cs.G, target != nullptr ? *target : zero_target, x, ws.r)) {  // one refinement step
-    detail::solve_delassus(ws, ws.r);
-    cs.lambda += ws.r;
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_articulated, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    using S = typename ModelT::Scalar;
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_constraint_inputs(model, cs, q, v_minus);
+    if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
+      s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s != Status::ok) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(s, cs, x, v_plus);
+    }
+    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+    detail::articulated_forward<false, false>(model, data, q, zero, nullptr);
+    if (!detail::constraint_rows(model, data, cs, q, zero, detail::pass_jacobian | detail::pass_position_error)) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(Status::invalid_input, cs, x, v_plus);
+    }
+    if (!detail::aba_backward<false>(model, data, zero)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
+    auto& ws = cs.ws;
+    detail::articulated_delassus(model, data, cs.G, ws);
+    if (target != nullptr) ws.r = *target;
+    else ws.r.setZero(cs.active_rows());
+    ws.r.noalias() -= cs.G.lazyProduct(v_minus);
+    if (!detail::factor_delassus(ws)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
+    cs.lambda = ws.r;
+    detail::solve_delassus(ws, cs.lambda);
     detail::reduced_constraint_forces(ws, cs.lambda);
-    detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());
+    detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());  // H⁻¹ Gᵀ Λ
     x = v_minus + data.ddq;
+    typename ConstraintSet<ModelT, MR, MC>::RowVector zero_target;
+    if (target == nullptr) zero_target.setZero(cs.active_rows());
+    if (detail::constraint_residual(cs.G, target != nullptr ? *target : zero_target, x, ws.r)) {  // one refinement step
+      detail::solve_delassus(ws, ws.r);
+      cs.lambda += ws.r;
+      detail::reduced_constraint_forces(ws, cs.lambda);
+      detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());
+      x = v_minus + data.ddq;
+    }
+    return detail::finish_constrained(Status::ok, cs, x, v_plus);
   }
-  return detail::finish_constrained(Status::ok, cs, x, v_plus);
 }
 
 }  // namespace talus

@@ -33,13 +33,6 @@ Status check_tau(const ConstraintSet<ModelT, MR, MC>& cs, const T& tau) {
   return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
 }
 
-/// The sizes every constrained forward solve checks at entry (q: nq; q̇, τ, q̈: nv): when
-/// false, the entry's static_assert names the argument and the body is not instantiated.
-template <class ModelT, class Q, class V, class T, class Out>
-constexpr bool constrained_sizes_ok() {
-  return fits<Q, ModelT::nq>() && fits<V, ModelT::nv>() && fits<T, ModelT::nv>() && holds_size<Out, ModelT::nv>();
-}
-
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
                           Out& ddq) {
@@ -112,11 +105,8 @@ Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, Constrai
                                const Eigen::MatrixBase<T>& tau, Out& ddq,
                                KKTMethod method = KKTMethod::partial_piv_lu,
                                const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_direct: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_direct: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_direct: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_direct: ddq must have nv rows (Model::TangentVector)");
-  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_direct, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
     typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
@@ -134,11 +124,8 @@ Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, Con
                                     const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                     const Eigen::MatrixBase<T>& tau, Out& ddq,
                                     const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_range_space: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_range_space: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_range_space: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_range_space: ddq must have nv rows (Model::TangentVector)");
-  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_range_space, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
     typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
@@ -157,11 +144,8 @@ Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, Cons
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
                                    const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_null_space: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_null_space: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_null_space: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_null_space: ddq must have nv rows (Model::TangentVector)");
-  if constexpr (!detail::constrained_sizes_ok<ModelT, Q, V, T, Out>()) {
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_null_space, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
     typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
@@ -227,67 +211,68 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
                                  const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
                                  const Eigen::MatrixBase<T>& tau, Out& ddq,
                                  const ExternalForces<ModelT>* fext = nullptr) {
-  static_assert(detail::fits<Q, ModelT::nq>(), "talus::forward_dynamics_kokkevis: q must have nq rows (Model::ConfigVector)");
-  static_assert(detail::fits<V, ModelT::nv>(), "talus::forward_dynamics_kokkevis: v must have nv rows (Model::TangentVector)");
-  static_assert(detail::fits<T, ModelT::nv>(), "talus::forward_dynamics_kokkevis: tau must have nv rows (Model::TangentVector)");
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::forward_dynamics_kokkevis: ddq must have nv rows (Model::TangentVector)");
-  using S = typename ModelT::Scalar;
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::check_constraint_inputs(model, cs, q, v, tau);
-  if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext)) s = Status::invalid_input;
-  for (int c = 0; s == Status::ok && c < cs.size(); ++c) {
-    const ConstraintKind k = cs.constraint(c).kind;
-    if (cs.is_active(c) && k != ConstraintKind::contact && k != ConstraintKind::contact_6d)
-      s = cs.record_failure(Status::invalid_input, FailureReason::kind_not_supported, c, k);
-  }
-  if (s != Status::ok) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(s, cs, x, ddq);
-  }
-  if (!detail::constraint_pass(model, data, cs, q, v,
-                               detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
-                                   detail::pass_velocity_error)) {
-    detail::zero_constraint_results(cs);
-    return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
-  }
-  s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext) : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
-  if (s != Status::ok) return detail::finish_constrained(s, cs, x, ddq);
-  x = data.ddq;
-  auto& ws = cs.ws;
-  const int m = cs.active_rows();
-  ws.Z.setZero(ModelT::nv, m);
-  for (int c = 0; c < cs.size(); ++c) {
-    const int r = cs.row_offset(c);
-    if (r < 0) continue;
-    const auto& e = cs.constraint(c);
-    const Matrix3<S> Rt = data.oMi[e.body[0]].R.transpose();
-    for (int j = 0; j < e.rows; ++j) {
-      // Row j's generalised force Gᵀ e_j as a spatial force on the body (body frame): a
-      // point contact's row is a unit force along n_j at the point; a 6D contact's angular
-      // rows a unit couple, its linear rows a unit force at F's origin, along the row's axis.
-      Force<S> f = Force<S>::Zero();
-      if (e.kind == ConstraintKind::contact) {
-        const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
-        f << e.point.cross(n), n;
-      } else {
-        const int k = j % 3;
-        const Vector3<S> n = e.rows6d == ContactFrame6D::local ? Vector3<S>(e.frame[0].R.col(k))
-                                                                : Vector3<S>(Rt.col(k));  // body axes
-        if (j < 3) f.template head<3>() = n;
-        else f << e.frame[0].p.cross(n), n;
-      }
-      detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_kokkevis, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    using S = typename ModelT::Scalar;
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::check_constraint_inputs(model, cs, q, v, tau);
+    if (s == Status::ok && fext != nullptr && !detail::inputs_finite(*fext)) s = Status::invalid_input;
+    for (int c = 0; s == Status::ok && c < cs.size(); ++c) {
+      const ConstraintKind k = cs.constraint(c).kind;
+      if (cs.is_active(c) && k != ConstraintKind::contact && k != ConstraintKind::contact_6d)
+        s = cs.record_failure(Status::invalid_input, FailureReason::kind_not_supported, c, k);
     }
+    if (s != Status::ok) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(s, cs, x, ddq);
+    }
+    if (!detail::constraint_pass(model, data, cs, q, v,
+                                 detail::pass_jacobian | detail::pass_gamma | detail::pass_position_error |
+                                     detail::pass_velocity_error)) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
+    }
+    s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext) : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
+    if (s != Status::ok) return detail::finish_constrained(s, cs, x, ddq);
+    x = data.ddq;
+    auto& ws = cs.ws;
+    const int m = cs.active_rows();
+    ws.Z.setZero(ModelT::nv, m);
+    for (int c = 0; c < cs.size(); ++c) {
+      const int r = cs.row_offset(c);
+      if (r < 0) continue;
+      const auto& e = cs.constraint(c);
+      const Matrix3<S> Rt = data.oMi[e.body[0]].R.transpose();
+      for (int j = 0; j < e.rows; ++j) {
+        // Row j's generalised force Gᵀ e_j as a spatial force on the body (body frame): a
+        // point contact's row is a unit force along n_j at the point; a 6D contact's angular
+        // rows a unit couple, its linear rows a unit force at F's origin, along the row's axis.
+        Force<S> f = Force<S>::Zero();
+        if (e.kind == ConstraintKind::contact) {
+          const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
+          f << e.point.cross(n), n;
+        } else {
+          const int k = j % 3;
+          const Vector3<S> n = e.rows6d == ContactFrame6D::local ? Vector3<S>(e.frame[0].R.col(k))
+                                                                  : Vector3<S>(Rt.col(k));  // body axes
+          if (j < 3) f.template head<3>() = n;
+          else f << e.frame[0].p.cross(n), n;
+        }
+        detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
+      }
+    }
+    ws.Y.noalias() = cs.G.lazyProduct(ws.Z);  // coefficient-wise: no GEMM kernel (kkt.hpp, range space)
+    ws.Y_llt.compute(ws.Y);
+    if (ws.Y_llt.info() != Eigen::Success ||
+        !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
+      return detail::finish_constrained(Status::singular, cs, x, ddq);
+    ws.r = cs.gamma - cs.G * x;
+    cs.lambda = ws.Y_llt.solve(ws.r);
+    x.noalias() += ws.Z * cs.lambda;
+    return detail::finish_constrained(Status::ok, cs, x, ddq);
   }
-  ws.Y.noalias() = cs.G.lazyProduct(ws.Z);  // coefficient-wise: no GEMM kernel (kkt.hpp, range space)
-  ws.Y_llt.compute(ws.Y);
-  if (ws.Y_llt.info() != Eigen::Success ||
-      !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
-    return detail::finish_constrained(Status::singular, cs, x, ddq);
-  ws.r = cs.gamma - cs.G * x;
-  cs.lambda = ws.Y_llt.solve(ws.r);
-  x.noalias() += ws.Z * cs.lambda;
-  return detail::finish_constrained(Status::ok, cs, x, ddq);
 }
 
 }  // namespace talus

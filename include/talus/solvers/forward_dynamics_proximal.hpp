@@ -188,18 +188,23 @@ Status forward_dynamics_proximal(const ModelT& model, Data<ModelT>& data, Constr
                                  const ProximalSettings<typename ModelT::Scalar>& settings,
                                  ProximalReport<typename ModelT::Scalar>& report,
                                  const ExternalForces<ModelT>* fext = nullptr) {
-  report = ProximalReport<typename ModelT::Scalar>{};
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::proximal_settings_valid(settings)
-                 ? Status::ok
-                 : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
-  if (s == Status::ok) s = detail::check_tau(cs, tau);
-  if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
-  if (s == Status::ok) s = factorize_ltl(model, data);
-  if (s == Status::ok)
-    s = detail::solve_proximal(model, data, tau - cs.C, cs.G, cs.gamma, settings, cs.ws, x, cs.lambda, report);
-  if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
-  return detail::finish_constrained(s, cs, x, ddq);
+  TALUS_CHECK_ENTRY_SIZES(forward_dynamics_proximal, ModelT, q, v, tau, ddq);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    report = ProximalReport<typename ModelT::Scalar>{};
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::proximal_settings_valid(settings)
+                   ? Status::ok
+                   : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s == Status::ok) s = detail::check_tau(cs, tau);
+    if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
+    if (s == Status::ok) s = factorize_ltl(model, data);
+    if (s == Status::ok)
+      s = detail::solve_proximal(model, data, tau - cs.C, cs.G, cs.gamma, settings, cs.ws, x, cs.lambda, report);
+    if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
+    return detail::finish_constrained(s, cs, x, ddq);
+  }
 }
 
 /// Contact gain by the proximal method (impulses.hpp has the system; Pinocchio's impulseDynamics
@@ -227,37 +232,42 @@ Status compute_impulse_proximal(const ModelT& model, Data<ModelT>& data, Constra
                                 const ProximalSettings<typename ModelT::Scalar>& settings,
                                 ProximalReport<typename ModelT::Scalar>& report,
                                 const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
-  report = ProximalReport<typename ModelT::Scalar>{};
-  typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-  Status s = detail::proximal_settings_valid(settings)
-                 ? Status::ok
-                 : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
-  if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v_minus);
-  if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
-    s = Status::invalid_input;
-  // the rows and H from one kinematic sweep (CRBA's forward pass), as compute_impulse_range_space
-  if (s == Status::ok) {
-    detail::crba_forward(model, data, q);
-    if (!detail::constraint_rows(model, data, cs, q, ModelT::TangentVector::Zero(),
-                                 detail::pass_jacobian | detail::pass_position_error))
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_proximal, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    report = ProximalReport<typename ModelT::Scalar>{};
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::proximal_settings_valid(settings)
+                   ? Status::ok
+                   : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v_minus);
+    if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
       s = Status::invalid_input;
+    // the rows and H from one kinematic sweep (CRBA's forward pass), as compute_impulse_range_space
+    if (s == Status::ok) {
+      detail::crba_forward(model, data, q);
+      if (!detail::constraint_rows(model, data, cs, q, ModelT::TangentVector::Zero(),
+                                   detail::pass_jacobian | detail::pass_position_error))
+        s = Status::invalid_input;
+    }
+    if (s == Status::ok) {
+      detail::crba_backward(model, data);
+      if (!all_finite(data.H)) s = Status::overflow;
+    }
+    if (s == Status::ok) s = factorize_ltl(model, data);
+    if (s == Status::ok) {
+      const typename ModelT::TangentVector b = data.H * v_minus;
+      typename ConstraintSet<ModelT, MR, MC>::RowVector g;
+      if (target != nullptr) g = *target;
+      else g.setZero(cs.active_rows());
+      s = detail::solve_proximal(model, data, b, cs.G, g, settings, cs.ws, x, cs.lambda, report, true);
+    }
+    if (s == Status::invalid_input) detail::zero_constraint_results(cs);
+    if (s == Status::invalid_input || s == Status::overflow) data.H.setZero();
+    if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
+    return detail::finish_constrained(s, cs, x, v_plus);
   }
-  if (s == Status::ok) {
-    detail::crba_backward(model, data);
-    if (!all_finite(data.H)) s = Status::overflow;
-  }
-  if (s == Status::ok) s = factorize_ltl(model, data);
-  if (s == Status::ok) {
-    const typename ModelT::TangentVector b = data.H * v_minus;
-    typename ConstraintSet<ModelT, MR, MC>::RowVector g;
-    if (target != nullptr) g = *target;
-    else g.setZero(cs.active_rows());
-    s = detail::solve_proximal(model, data, b, cs.G, g, settings, cs.ws, x, cs.lambda, report, true);
-  }
-  if (s == Status::invalid_input) detail::zero_constraint_results(cs);
-  if (s == Status::invalid_input || s == Status::overflow) data.H.setZero();
-  if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
-  return detail::finish_constrained(s, cs, x, v_plus);
 }
 
 }  // namespace talus

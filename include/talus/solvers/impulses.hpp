@@ -73,7 +73,10 @@ Status compute_impulse_direct(const ModelT& model, Data<ModelT>& data, Constrain
                               const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                               KKTMethod method = KKTMethod::partial_piv_lu,
                               const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
-  return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::direct, method, target);
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_direct, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) return Status::invalid_input;
+  else
+    return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::direct, method, target);
 }
 
 /// Range-space method: (G H⁻¹ Gᵀ) Λ = v⁺ − G q̇⁻, q̇⁺ = q̇⁻ + H⁻¹ Gᵀ Λ, then one refinement step
@@ -82,8 +85,11 @@ template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_impulse_range_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                                    const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
-  return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::range_space,
-                         KKTMethod::partial_piv_lu, target);
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_range_space, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) return Status::invalid_input;
+  else
+    return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::range_space,
+                           KKTMethod::partial_piv_lu, target);
 }
 
 /// Null-space method.
@@ -91,8 +97,11 @@ template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_impulse_null_space(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                   const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
                                   const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
-  return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::null_space,
-                         KKTMethod::partial_piv_lu, target);
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_null_space, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) return Status::invalid_input;
+  else
+    return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::null_space,
+                           KKTMethod::partial_piv_lu, target);
 }
 
 }  // namespace talus

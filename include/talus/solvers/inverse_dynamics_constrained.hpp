@@ -446,9 +446,14 @@ Status inverse_dynamics_constrained(const ModelT& model, Data<ModelT>& data, Con
                                     Tau& tau, Out& ddq,
                                     InverseDynamicsWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws,
                                     const ExternalForces<ModelT>* fext = nullptr) {
-  return detail::idc_solve(model, data, cs, q, v, ddq_desired, actuation,
-                           static_cast<const typename ModelT::TangentVector*>(nullptr), tau, ddq, ws, fext,
-                           std::bool_constant<false>{});
+  TALUS_CHECK_ENTRY_SIZES(inverse_dynamics_constrained, ModelT, q, v, ddq_desired, ddq);
+  TALUS_ASSERT_TANGENT_OUT(inverse_dynamics_constrained, ModelT, tau);
+  if constexpr (!(detail::entry_sizes_ok<ModelT, Q, Out, V, A>() && detail::holds_size<Tau, ModelT::nv>()))
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  else
+    return detail::idc_solve(model, data, cs, q, v, ddq_desired, actuation,
+                             static_cast<const typename ModelT::TangentVector*>(nullptr), tau, ddq, ws, fext,
+                             std::bool_constant<false>{});
 }
 
 /// Constrained inverse dynamics, relaxed: the actuated accelerations closest to q̈_des in
@@ -461,8 +466,14 @@ Status inverse_dynamics_constrained_relaxed(const ModelT& model, Data<ModelT>& d
                                             const Eigen::MatrixBase<Wt>& weights, Tau& tau, Out& ddq,
                                             InverseDynamicsWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws,
                                             const ExternalForces<ModelT>* fext = nullptr) {
-  return detail::idc_solve(model, data, cs, q, v, ddq_desired, actuation, &weights, tau, ddq, ws, fext,
-                           std::bool_constant<true>{});
+  TALUS_CHECK_ENTRY_SIZES(inverse_dynamics_constrained_relaxed, ModelT, q, v, ddq_desired, ddq);
+  TALUS_ASSERT_TANGENT(inverse_dynamics_constrained_relaxed, ModelT, weights);
+  TALUS_ASSERT_TANGENT_OUT(inverse_dynamics_constrained_relaxed, ModelT, tau);
+  if constexpr (!(detail::entry_sizes_ok<ModelT, Q, Out, V, A, Wt>() && detail::holds_size<Tau, ModelT::nv>()))
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  else
+    return detail::idc_solve(model, data, cs, q, v, ddq_desired, actuation, &weights, tau, ddq, ws, fext,
+                             std::bool_constant<true>{});
 }
 
 /// Torques that hold the mechanism at rest at q (q̇ = 0, q̈ = 0): g(q) = Sᵀ τₐ + Gᵀ λ with
@@ -472,21 +483,25 @@ template <class ModelT, int MR, int MC, class Q, class Tau>
 Status static_equilibrium_torques(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                   const Eigen::MatrixBase<Q>& q, const Actuation<ModelT>& actuation, Tau& tau,
                                   InverseDynamicsWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws) {
-  static_assert(Tau::RowsAtCompileTime == Eigen::Dynamic || Tau::RowsAtCompileTime == ModelT::nv,
-                "talus: tau must have nv rows (the model's velocity size)");
-  using TV = typename ModelT::TangentVector;
-  ws.x.setZero();
-  if constexpr (Tau::RowsAtCompileTime == Eigen::Dynamic) tau.setZero(ModelT::nv);
-  detail::idc_indices(actuation, ws);
-  Status s = detail::check_constraint_inputs(model, cs, q);
-  if (s == Status::ok) s = compute_constraint_jacobian(model, data, cs, q);
-  if (s == Status::ok) s = generalized_gravity(model, data, q, cs.C);
-  if (s == Status::ok) {
-    detail::idc_prepare(cs.G, cs.ws.pivot_tolerance, ws);
-    ws.f = cs.C;
-    s = detail::idc_forces(cs.G, cs.ws.pivot_tolerance, ws, cs.lambda, tau);
+  TALUS_ASSERT_CONFIG(static_equilibrium_torques, ModelT, q);
+  TALUS_ASSERT_TANGENT_OUT(static_equilibrium_torques, ModelT, tau);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Tau>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    using TV = typename ModelT::TangentVector;
+    ws.x.setZero();
+    if constexpr (Tau::RowsAtCompileTime == Eigen::Dynamic) tau.setZero(ModelT::nv);
+    detail::idc_indices(actuation, ws);
+    Status s = detail::check_constraint_inputs(model, cs, q);
+    if (s == Status::ok) s = compute_constraint_jacobian(model, data, cs, q);
+    if (s == Status::ok) s = generalized_gravity(model, data, q, cs.C);
+    if (s == Status::ok) {
+      detail::idc_prepare(cs.G, cs.ws.pivot_tolerance, ws);
+      ws.f = cs.C;
+      s = detail::idc_forces(cs.G, cs.ws.pivot_tolerance, ws, cs.lambda, tau);
+    }
+    return detail::idc_finish(s, cs, ws.x, tau, static_cast<TV*>(nullptr));
   }
-  return detail::idc_finish(s, cs, ws.x, tau, static_cast<TV*>(nullptr));
 }
 
 }  // namespace talus
