@@ -261,7 +261,7 @@ inline Status output_or_zero(Status s, const Result& result, Out& out) {
 /// Follow them with the detail::entry_sizes_ok guard so that the assert is the only error.
 ///
 /// Macros, not functions: a static_assert's message must be a string literal, and only the
-/// preprocessor can write the function's and the argument's names into it (#fn, #arg); a
+/// preprocessor can write the function's and the argument's names into it (stringizing); a
 /// helper function's static_assert would name the helper, and the error would point there.
 #define TALUS_ASSERT_CONFIG(fn, ModelT, arg)                                                    \
   static_assert(::talus::detail::fits<decltype(arg), ModelT::nq>(),                          \
