@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <set>
 #include <vector>
@@ -694,6 +695,64 @@ TEST(AllocLcp, NoHeapInSolve) {
   calls = talus_test::heap_calls([&] { s = talus::solve_lcp_lemke(M12, q12, z, w, ws); });
   EXPECT_EQ(s, Status::ok);
   EXPECT_EQ(calls, 0u);
+}
+
+// LcpReport's evidence (status.hpp, issue 26 item 4): on ok, residual ≤ tolerance =
+// check_tolerance > 0, and residual equals the check's relative violation recomputed here
+// from z (w = M z + q by Eigen's sums; lcp_lemke.hpp "Tolerances": each row's violation over
+// its scale s_wᵢ + floor/τ_c) to the rounding of those sums (4 n ε). Then a candidate whose
+// violation is above the tolerance is refused (check_lcp_guess), its residual above it.
+double lcp_residual_ref(const MatX& M, const VecX& q, const VecX& z, double tau_c) {
+  const int n = static_cast<int>(q.size());
+  const double eps = std::numeric_limits<double>::epsilon();
+  const VecX w = M * z + q;
+  const double sz = z.cwiseAbs().maxCoeff(), sm = M.cwiseAbs().maxCoeff(), sq = q.cwiseAbs().maxCoeff();
+  const double floor = n * eps * (sq + n * sm * sz);
+  double v = 0;
+  for (int i = 0; i < n; ++i) {
+    const double swi = std::abs(q(i)) + n * M.row(i).cwiseAbs().maxCoeff() * sz + floor / tau_c;
+    if (w(i) < 0) v = std::max(v, -w(i) / swi);
+    if (z(i) * w(i) != 0) v = std::max(v, std::abs(z(i) * w(i)) / (sz * swi));
+  }
+  return v;
+}
+
+TEST(ConsistencyLcp, EveryOkStatesItsResidualAndTolerance) {
+  std::mt19937 rng(20261127);
+  const double eps = std::numeric_limits<double>::epsilon();
+  const LcpOptions<double, N> o;
+  double worst = 0;
+  int solved = 0;
+  for (Kind kind : {spd, pd_nonsymmetric, diag_dominant, degenerate_integer}) {
+    for (int n = 1; n <= N; ++n) {
+      for (int trial = 0; trial < 5; ++trial) {
+        const MatX M = random_matrix(kind, n, rng);
+        const VecX q = random_q(kind, n, rng);
+        const Result r = solve(M, q, o);
+        ASSERT_EQ(r.s, Status::ok);
+        EXPECT_EQ(r.report.tolerance, o.check_tolerance);
+        EXPECT_GT(r.report.tolerance, 0.0);
+        EXPECT_GE(r.report.residual, 0.0);
+        EXPECT_LE(r.report.residual, r.report.tolerance);
+        EXPECT_NEAR(r.report.residual, lcp_residual_ref(M, q, VecX(r.z), o.check_tolerance), 4 * n * eps)
+            << "kind " << kind << " n " << n << " trial " << trial;
+        worst = std::max(worst, r.report.residual / r.report.tolerance);
+        ++solved;
+      }
+    }
+  }
+  std::printf("%d solves: largest residual / tolerance %.3g\n", solved, worst);
+  // above the tolerance: refused, the residual reported above the tolerance
+  static WS ws;
+  const Mat M = mat(2, {2, 1, 1, 2});
+  Vec q(2), g(2), z, w;
+  q << -5, -6;
+  g << 4.0 / 3.0 + 1e-6, 7.0 / 3.0;
+  LcpReport<double> rep;
+  EXPECT_EQ(talus::check_lcp_guess(M, q, g, z, w, ws, o, rep), Status::singular);
+  EXPECT_EQ(rep.tolerance, o.check_tolerance);
+  EXPECT_GT(rep.residual, rep.tolerance);
+  EXPECT_NEAR(rep.residual, lcp_residual_ref(MatX(M), VecX(q), VecX(g), o.check_tolerance), 1e-12);
 }
 
 }  // namespace

@@ -30,4 +30,16 @@ constexpr const char* to_string(Status s) {
   return "unknown";
 }
 
+/// The evidence behind an `ok`: the residual of the accepted answer, in the norm and scaling
+/// its solver documents, and the tolerance it was held to. On ok, 0 ≤ value ≤ tolerance
+/// always (tolerance > 0); on failure both are as the solver left them (a check that failed:
+/// value above tolerance or NaN; a failure before any answer was checked: both 0). Every
+/// constrained, contact and cone solve reports one (docs/constraints.md, docs/contact.md),
+/// so a firmware can log the pair beside the Status.
+template <class S>
+struct Residual {
+  S value = S(0);      ///< residual of the answer (dimensionless unless the solver says otherwise)
+  S tolerance = S(0);  ///< what value was judged against
+};
+
 }  // namespace talus

@@ -204,6 +204,8 @@ struct LcpReport {
   int pivots = 0;            ///< pivots of all attempts together (the initial z₀ pivot counts)
   int attempts = 0;          ///< Lemke runs (1 plain + regularized ones)
   S residual = S(0);         ///< relative violation of the accepted (or last checked) answer
+  S tolerance = S(0);        ///< what residual was held to: LcpOptions::check_tolerance τ_c (0 for
+                             ///< invalid input); ok ⇒ residual ≤ tolerance
   S regularization = S(0);   ///< ρ of the accepted answer (0: the original M)
   LcpExit exit = LcpExit::none;
 };
@@ -489,7 +491,10 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
   const S vr = shift > S(0) ? shift / sq : S(0);
   residual = std::max(vr, std::max(vw, vc));
   if (!(all_finite(z) && all_finite(w) && vw == vw && vc == vc && vr == vr)) residual = std::numeric_limits<S>::quiet_NaN();
-  return residual == residual && within && shift <= tau_c * sq;
+  const bool pass = residual == residual && within && shift <= tau_c * sq;
+  // each ratio is ≤ τ_c exactly when its row passes, up to the rounding of the division
+  if (pass && residual > tau_c) residual = tau_c;
+  return pass;
 }
 
 template <class V>
@@ -540,6 +545,7 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
   };
   const S eps = Eigen::NumTraits<S>::epsilon();
   if (!n_ok || !detail::lcp_inputs_valid(M, q, options)) return fail(Status::invalid_input, LcpExit::invalid_input);
+  report.tolerance = options.check_tolerance;
   if (n == 0) {
     z.resize(0);
     w.resize(0);
@@ -650,6 +656,7 @@ Status check_lcp_guess(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
   if (!(q_ok && M.rows() == nq && M.cols() == nq && guess.rows() == nq && guess.cols() == 1) ||
       !detail::lcp_inputs_valid(M, q, options) || !all_within(guess.derived(), input_limits::magnitude))
     return fail(Status::invalid_input, LcpExit::invalid_input);
+  report.tolerance = options.check_tolerance;
   ws.z.resize(n);
   for (int i = 0; i < n; ++i) ws.z.coeffRef(i) = static_cast<S>(guess.coeff(i));
   S residual = S(0);
