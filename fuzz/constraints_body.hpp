@@ -284,6 +284,7 @@ struct Constraints {
     std::array<double, MR * nv> G;  // row-major m × nv
     std::array<double, MR> gamma;
     double ps;
+    double res_value, res_tolerance;  // cs.residual: the evidence of the answer
   };
   static void record(Solve& o, Status s, const V& x, const D& d, const CS& cs) {
     o.s = s;
@@ -302,6 +303,8 @@ struct Constraints {
       if (i < cs.gamma.size()) o.gamma[static_cast<std::size_t>(i)] = cs.gamma[i];
     }
     o.ps = position_scale(d);
+    o.res_value = cs.residual.value;
+    o.res_tolerance = cs.residual.tolerance;
   }
   static Eigen::MatrixXd Gm(const Solve& o) {
     Eigen::MatrixXd G(o.m, nv);
@@ -333,6 +336,13 @@ struct Constraints {
     check_output(fn, o.s, o.x);
     if (o.s != Status::ok && !o.lambda_zero) finding(fn, o.s, "not ok but lambda is not zero");
     if (o.s == Status::ok && !o.lambda_finite) finding(fn, o.s, "ok but lambda is not finite");
+    if (o.s == Status::ok && !(o.res_value >= 0 && o.res_value <= o.res_tolerance))
+      finding(fn, o.s, "ok with cs.residual above its tolerance (or negative, or NaN)");
+    // TALUS_FUZZ_MEASURE_RESIDUALS=1: every checked answer's (value, tolerance) on stderr, to
+    // measure what the corpus asks of the tolerances (docs/constraints.md)
+    static const bool measure = std::getenv("TALUS_FUZZ_MEASURE_RESIDUALS") != nullptr;
+    if (measure && o.res_tolerance > 0)
+      std::fprintf(stderr, "RESIDUAL %s %s %.3g %.3g\n", fn, talus::to_string(o.s), o.res_value, o.res_tolerance);
   }
 
   /// Relative tolerance for a solve's equations and for agreement between methods, grown

@@ -119,6 +119,14 @@ void run_cone(std::uint8_t b0, Reader& r) {
     if (invalid) finding(name, out.s, "ok with nc beyond the capacity, mu < 0 or invalid options");
     if (out.f.size() != n) finding(name, out.s, "ok but f does not have 3nc entries");
     if (!finite(out.f)) finding(name, out.s, "ok but f is not finite");
+    {
+      const auto& rep = out.report;
+      const auto e = rep.evidence();
+      if (!(rep.primal_residual <= rep.primal_tolerance && rep.dual_residual <= rep.dual_tolerance &&
+            rep.complementarity <= rep.complementarity_tolerance && e.value >= S(0) && e.value <= e.tolerance &&
+            e.tolerance == S(1)))
+        finding(name, out.s, "ok with a residual above its tolerance in the report");
+    }
     // the check, in double, against the S-rounded W, b, μ
     const Eigen::MatrixXd Ws = W.template cast<double>();
     const Eigen::VectorXd bs = b.template cast<double>(), f = out.f.template cast<double>();

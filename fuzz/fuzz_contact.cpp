@@ -693,6 +693,7 @@ struct ContactFuzz {
     V3 bad_f;
     int unknowns, contacts, nsliding, limit_rows, bilateral_rank, lcp_pivots, cone_iterations;
     unsigned lcp_exit, cone_exit;
+    double res_value, res_tolerance;  // ContactReport::residual
     int m;
     std::array<double, MR> lambda;
     bool lambda_zero, lambda_finite;
@@ -754,6 +755,8 @@ struct ContactFuzz {
     o.lcp_exit = static_cast<unsigned>(rep.lcp.exit);
     o.cone_iterations = 0;
     o.cone_exit = 0;
+    o.res_value = rep.residual.value;
+    o.res_tolerance = rep.residual.tolerance;
     if constexpr (has_cone_report<Rep>::value) {
       o.cone_iterations = rep.cone.iterations;
       o.cone_exit = static_cast<unsigned>(rep.cone.exit);
@@ -1077,6 +1080,8 @@ struct ContactFuzz {
     check_output(fn, s, o.x);
     if (level == step) check_output(fn, s, o.qn);
     check_output("contact_generalized_force", s, o.tau_c);
+    if (ok && !(o.res_value >= 0 && o.res_value <= o.res_tolerance))
+      finding(fn, s, "ok with report.residual above its tolerance (or negative, or NaN)");
     for (int i = 0; i < MC; ++i) {
       const bool valid = i < b.size;
       if (o.fs[static_cast<std::size_t>(i)] != (valid ? Status::ok : Status::invalid_input)) finding("ContactProblem::force", o.fs[static_cast<std::size_t>(i)], "wrong status for the index");

@@ -114,6 +114,8 @@ void run_lcp(std::uint8_t b0, Reader& r) {
   for (Eigen::Index i = 0; i < out.z.size(); ++i)
     if (out.s != Status::ok && (out.z(i) != S(0) || out.w(i) != S(0))) finding(name, out.s, "not ok but an output is not zero");
   if (out.s == Status::ok && !(finite(out.z) && finite(out.w))) finding(name, out.s, "ok but an output is not finite");
+  if (out.s == Status::ok && !(out.report.residual >= S(0) && out.report.residual <= out.report.tolerance))
+    finding(name, out.s, "ok with report.residual above report.tolerance (or negative, or NaN)");
   if (out.s == Status::ok && opt_invalid) finding(name, out.s, "ok with n beyond the capacity or invalid options");
   if (out.s != Status::ok) return;
   if (out.z.size() != n || out.w.size() != n) finding(name, out.s, "ok but z or w does not have n entries");

@@ -5,6 +5,7 @@
 // check of Coulomb's law, warm start, iteration cap, float, bad inputs), AllocCone (no heap
 // inside a solve). Every numerical answer is checked against something the solvers do not
 // compute themselves.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -355,6 +356,85 @@ TEST(ConsistencyCone, IterationCap) {
 }
 
 // (g) float: the sticking and frictionless problems in float, against the double answers.
+// ConeSolverReport's evidence (status.hpp, issue 26 item 4): each residual against its own
+// tolerance, recomputed here from f (σ = W f + b by Eigen; distances to K_μ and K_μ* in closed
+// form; tolerances τ_r s_f, τ_r s_σ, τ_r s_f s_σ): on ok every residual ≤ its tolerance and
+// evidence() = (largest ratio ≤ 1, 1); at the iteration cap the evidence is above 1.
+// Distance of (n, ‖t‖) to {c_t ‖t‖ ≤ c_n n}: K_μ is (c_n, c_t) = (μ, 1), K_μ* is (1, μ).
+double cone_dist(double n, double t, double cn, double ct) {
+  if (ct * t <= cn * n) return 0;
+  if (cn * t <= -ct * n) return std::hypot(n, t);
+  return (ct * t - cn * n) / std::hypot(cn, ct);
+}
+
+TEST(ConsistencyCone, EveryOkStatesItsResidualsAndTolerances) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const double eps = std::numeric_limits<double>::epsilon();
+  double worst = 0;
+  int solved = 0;
+  for (int nc = 1; nc <= MaxC; ++nc) {
+    for (int trial = 0; trial < 8; ++trial) {
+      const MatX W = random_delassus(nc, rng);
+      VecX b(3 * nc), mu(nc);
+      for (int k = 0; k < 3 * nc; ++k) b(k) = u(rng);
+      for (int i = 0; i < nc; ++i) mu(i) = 0.55 + 0.45 * u(rng);
+      ConeSolverOptions<double> o;
+      o.max_iterations = 5000;
+      for (Method method : {pgs, admm}) {
+        const Result<double> r = solve<double>(method, W, b, mu, o);
+        if (r.s != Status::ok) continue;
+        SCOPED_TRACE(testing::Message() << name(method) << " nc " << nc << " trial " << trial);
+        const VecX f = r.f, sigma = W * f + b;
+        const double sf = f.cwiseAbs().maxCoeff(), ss = (b.cwiseAbs() + W.cwiseAbs() * f.cwiseAbs()).maxCoeff();
+        double p = 0, d = 0, c = 0;
+        for (int i = 0; i < nc; ++i) {
+          const double st = sigma.segment<2>(3 * i + 1).norm(), sn = sigma(3 * i) + mu(i) * st;
+          p = std::max(p, cone_dist(f(3 * i), f.segment<2>(3 * i + 1).norm(), mu(i), 1));
+          d = std::max(d, cone_dist(sn, st, 1, mu(i)));
+          c = std::max(c, std::abs(f(3 * i) * sn + f.segment<2>(3 * i + 1).dot(sigma.segment<2>(3 * i + 1))));
+        }
+        const auto& rep = r.report;
+        const double tr = o.relative_tolerance, n = 3 * nc;
+        EXPECT_NEAR(rep.primal_tolerance, tr * sf, 4 * eps * tr * sf);
+        EXPECT_NEAR(rep.dual_tolerance, tr * ss, 4 * n * eps * tr * ss);
+        EXPECT_NEAR(rep.complementarity_tolerance, tr * sf * ss, 4 * n * eps * tr * sf * ss);
+        EXPECT_NEAR(rep.primal_residual, p, 4 * n * eps * (1 + sf));
+        EXPECT_NEAR(rep.dual_residual, d, 4 * n * eps * ss);
+        EXPECT_NEAR(rep.complementarity, c, 4 * n * eps * sf * ss);
+        EXPECT_LE(rep.primal_residual, rep.primal_tolerance);
+        EXPECT_LE(rep.dual_residual, rep.dual_tolerance);
+        EXPECT_LE(rep.complementarity, rep.complementarity_tolerance);
+        const auto e = rep.evidence();
+        EXPECT_EQ(e.tolerance, 1.0);
+        EXPECT_GE(e.value, 0.0);
+        EXPECT_LE(e.value, e.tolerance);
+        const auto ratio = [](double r_, double t_) { return r_ > 0 ? r_ / t_ : 0.0; };
+        EXPECT_EQ(e.value, std::max({ratio(rep.primal_residual, rep.primal_tolerance),
+                                     ratio(rep.dual_residual, rep.dual_tolerance),
+                                     ratio(rep.complementarity, rep.complementarity_tolerance)}));
+        worst = std::max(worst, e.value);
+        ++solved;
+      }
+    }
+  }
+  std::printf("%d solves: largest residual / tolerance %.3g\n", solved, worst);
+  EXPECT_GT(solved, 50);
+  // the iteration cap: refused, the evidence above its tolerance
+  const MatX W = random_delassus(6, rng);
+  VecX b(18);
+  for (int k = 0; k < 18; ++k) b(k) = u(rng) - 0.5;
+  const VecX mu = VecX::Constant(6, 0.6);
+  for (Method method : {pgs, admm}) {
+    ConeSolverOptions<double> o;
+    o.max_iterations = 1;
+    const Result<double> r = solve<double>(method, W, b, mu, o);
+    EXPECT_EQ(r.s, Status::not_converged) << name(method);
+    EXPECT_GT(r.report.evidence().value, 1.0) << name(method);
+    EXPECT_EQ(r.report.evidence().tolerance, 1.0) << name(method);
+  }
+}
+
 TEST(ConsistencyCone, Float) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(0, 1);

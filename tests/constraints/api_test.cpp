@@ -594,3 +594,190 @@ TEST(ConsistencyConstraintApi, SchurMethodsAgreeWithTheDirectMethodOnNearRedunda
 }
 }  // namespace
 }  // namespace talus_test
+
+namespace talus_test {
+namespace {
+
+// The relative constraint residual ‖G x − g‖∞ / max(‖g‖∞, ‖ |G| |x| ‖∞), recomputed with
+// Eigen's own sums (another order of summation than the solver's).
+double constraint_residual_ref(const Eigen::MatrixXd& G, const Eigen::VectorXd& g, const Eigen::VectorXd& x) {
+  if (G.rows() == 0) return 0;
+  const double r = (G * x - g).cwiseAbs().maxCoeff();
+  const double scale = std::max(g.cwiseAbs().maxCoeff(), (G.cwiseAbs() * x.cwiseAbs()).maxCoeff());
+  return r == 0 ? 0 : r / scale;
+}
+
+// The direct method's normwise backward error of z = [x; −λ] for K = [H Gᵀ; G 0], rhs [b; g].
+double kkt_backward_error_ref(const Eigen::MatrixXd& H, const Eigen::MatrixXd& G, const Eigen::VectorXd& b,
+                              const Eigen::VectorXd& g, const Eigen::VectorXd& x, const Eigen::VectorXd& lambda) {
+  const int nv = static_cast<int>(H.rows()), m = static_cast<int>(G.rows()), n = nv + m;
+  Eigen::MatrixXd K = Eigen::MatrixXd::Zero(n, n);
+  K.topLeftCorner(nv, nv) = H;
+  K.topRightCorner(nv, m) = G.transpose();
+  K.bottomLeftCorner(m, nv) = G;
+  Eigen::VectorXd z(n), rhs(n);
+  z << x, -lambda;
+  rhs << b, g;
+  const double r = (K * z - rhs).cwiseAbs().maxCoeff();
+  const double knorm = K.cwiseAbs().rowwise().sum().maxCoeff();
+  return r == 0 ? 0 : r / (knorm * z.cwiseAbs().maxCoeff() + rhs.cwiseAbs().maxCoeff());
+}
+
+// Every constrained solve (issue 26 item 4): on ok, cs.residual = (value, tolerance) with
+// 0 ≤ value ≤ tolerance, tolerance > 0, and value the residual of the returned answer
+// recomputed here (to the rounding of the sums: 4 n ε of the scale). Four feet of solo12 and
+// the near-redundant set above (two points δ apart on one foot), forward dynamics and impulses.
+TEST(ConsistencyConstraintApi, EveryConstrainedSolveReportsTheResidualItAccepted) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  talus::Random rng(43);
+  const double eps = std::numeric_limits<double>::epsilon();
+  const std::initializer_list<Vector3<double>> xyz = {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
+                                                      Vector3<double>::UnitZ()};
+  double worst[2] = {0, 0};  // largest value / tolerance: direct, the others
+  int checked = 0;
+  for (const double delta : {0.0, 1e-3, 1e-4}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      const auto s = random_state(model, rng);
+      auto cs = std::make_unique<Set>();
+      for (int f : kFeet) {
+        const auto& F = model.frames[f];
+        ASSERT_EQ(cs->add_contact(F.body, F.placement.p, xyz), Status::ok);
+      }
+      if (delta > 0) {
+        const auto& F = model.frames[kFeet[0]];
+        const Vector3<double> d = Vector3<double>(1, 0.5, 0.25).normalized();
+        const Vector3<double> n1 = d.cross(Vector3<double>::UnitZ()).normalized(), n2 = d.cross(n1);
+        ASSERT_EQ(cs->add_contact(F.body, F.placement.p + delta * d, {n1, n2}), Status::ok);
+      }
+      ASSERT_EQ(cs->bind(model), Status::ok);
+      const int m = cs->active_rows(), n = M::nv + m;
+      SCOPED_TRACE(testing::Message() << "delta " << delta << ", trial " << trial);
+      M::TangentVector x;
+      auto check_direct = [&](const char* what, const Eigen::VectorXd& b, const Eigen::VectorXd& g) {
+        SCOPED_TRACE(what);
+        const auto r = cs->residual;
+        EXPECT_GT(r.tolerance, 0);
+        EXPECT_GE(r.value, 0);
+        EXPECT_LE(r.value, r.tolerance);
+        EXPECT_DOUBLE_EQ(r.tolerance, 64.0 * n * eps);
+        const double ref = kkt_backward_error_ref(data->H, cs->G, b, g, x, cs->lambda);
+        EXPECT_NEAR(r.value, ref, 4 * n * eps);
+        worst[0] = std::max(worst[0], r.value / r.tolerance);
+        ++checked;
+      };
+      auto check_other = [&](const char* what, const Eigen::VectorXd& g) {
+        SCOPED_TRACE(what);
+        const auto r = cs->residual;
+        EXPECT_GT(r.tolerance, 0);
+        EXPECT_GE(r.value, 0);
+        EXPECT_LE(r.value, r.tolerance);
+        const double ref = constraint_residual_ref(cs->G, g, x);
+        EXPECT_NEAR(r.value, ref, 4 * n * eps);
+        worst[1] = std::max(worst[1], r.value / r.tolerance);
+        std::printf("  %-28s delta %-6g residual %.3g (tolerance %.3g)\n", what, delta, r.value, r.tolerance);
+        ++checked;
+      };
+      for (auto method : {talus::KKTMethod::partial_piv_lu, talus::KKTMethod::full_piv_lu,
+                          talus::KKTMethod::col_piv_householder_qr, talus::KKTMethod::householder_qr}) {
+        ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, x, method), Status::ok);
+        check_direct("forward_dynamics_direct", s.tau - cs->C, cs->gamma);
+      }
+      ASSERT_EQ(talus::forward_dynamics_range_space(model, *data, *cs, s.q, s.v, s.tau, x), Status::ok);
+      check_other("forward_dynamics_range_space", cs->gamma);
+      ASSERT_EQ(talus::forward_dynamics_null_space(model, *data, *cs, s.q, s.v, s.tau, x), Status::ok);
+      check_other("forward_dynamics_null_space", cs->gamma);
+      ASSERT_EQ(talus::forward_dynamics_kokkevis(model, *data, *cs, s.q, s.v, s.tau, x), Status::ok);
+      check_other("forward_dynamics_kokkevis", cs->gamma);
+      ASSERT_EQ(talus::forward_dynamics_articulated(model, *data, *cs, s.q, s.v, s.tau, x), Status::ok);
+      check_other("forward_dynamics_articulated", cs->gamma);
+      const Eigen::VectorXd zero = Eigen::VectorXd::Zero(m);
+      ASSERT_EQ(talus::compute_impulse_direct(model, *data, *cs, s.q, s.v, x), Status::ok);
+      check_direct("compute_impulse_direct", data->H * s.v, zero);
+      ASSERT_EQ(talus::compute_impulse_range_space(model, *data, *cs, s.q, s.v, x), Status::ok);
+      check_other("compute_impulse_range_space", zero);
+      ASSERT_EQ(talus::compute_impulse_null_space(model, *data, *cs, s.q, s.v, x), Status::ok);
+      check_other("compute_impulse_null_space", zero);
+      ASSERT_EQ(talus::compute_impulse_articulated(model, *data, *cs, s.q, s.v, x), Status::ok);
+      check_other("compute_impulse_articulated", zero);
+      // proximal: the absolute ‖G x − γ‖∞ against the settings' accuracy, as its report
+      talus::ProximalSettings<double> ps;
+      talus::ProximalReport<double> pr;
+      for (int impulse = 0; impulse < 2; ++impulse) {
+        const Status st = impulse ? talus::compute_impulse_proximal(model, *data, *cs, s.q, s.v, x, ps, pr)
+                                  : talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, x, ps, pr);
+        if (st == Status::not_converged) {  // near-redundant rows: 10 default iterations may not do
+          EXPECT_GT(cs->residual.value, cs->residual.tolerance);
+          continue;
+        }
+        ASSERT_EQ(st, Status::ok);
+        const Eigen::VectorXd g = impulse ? zero : Eigen::VectorXd(cs->gamma);
+        EXPECT_EQ(cs->residual.value, pr.residual);
+        EXPECT_EQ(cs->residual.tolerance, pr.tolerance);
+        EXPECT_GT(cs->residual.tolerance, 0);
+        EXPECT_LE(cs->residual.value, cs->residual.tolerance);
+        const Eigen::MatrixXd G = cs->G;
+        EXPECT_NEAR(cs->residual.value, (G * x - g).cwiseAbs().maxCoeff(), 1e-12 * (1 + g.cwiseAbs().maxCoeff()));
+      }
+    }
+  }
+  std::printf("%d solves; largest value/tolerance: direct %.3g, the others %.3g\n", checked, worst[0], worst[1]);
+}
+
+// Above the tolerance the answer is refused: two points δ = 1e-8 apart with no rank threshold
+// (pivot_tolerance 0) leave K = G H⁻¹ Gᵀ with κ(K) ε ≳ 1, which its Cholesky may still factor;
+// the answer then misses G x = γ by far more than rounding. Each Schur-complement method either
+// refuses K (singular, residual {0, 0}) or refuses its answer (singular, value > tolerance),
+// with zero outputs; and at least one answer is refused on its residual (the check acts).
+TEST(ConsistencyConstraintApi, AnAnswerAboveItsResidualToleranceIsRefused) {
+  const auto model = solo::make_model<double>();
+  auto data = std::make_unique<talus::Data<M>>();
+  talus::Random rng(47);
+  const std::initializer_list<Vector3<double>> xyz = {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
+                                                      Vector3<double>::UnitZ()};
+  int refused_on_residual = 0;
+  for (const double delta : {1e-7, 1e-8, 1e-9}) {
+    for (int trial = 0; trial < 4; ++trial) {
+      const auto s = random_state(model, rng);
+      auto cs = std::make_unique<Set>();
+      for (int f : kFeet) {
+        const auto& F = model.frames[f];
+        ASSERT_EQ(cs->add_contact(F.body, F.placement.p, xyz), Status::ok);
+      }
+      const auto& F = model.frames[kFeet[0]];
+      ASSERT_EQ(cs->add_contact(F.body, F.placement.p + delta * Vector3<double>(1, 0.5, 0.25).normalized(), xyz),
+                Status::ok);
+      ASSERT_EQ(cs->bind(model), Status::ok);
+      cs->ws.pivot_tolerance = 0;
+      M::TangentVector x;
+      auto expect = [&](const char* what, Status st) {
+        SCOPED_TRACE(testing::Message() << what << " delta " << delta << " trial " << trial);
+        const auto r = cs->residual;
+        std::printf("  %-28s delta %-6g %s residual %.3g (tolerance %.3g)\n", what, delta, talus::to_string(st),
+                    r.value, r.tolerance);
+        if (st == Status::ok) {
+          EXPECT_LE(r.value, r.tolerance);
+          return;
+        }
+        EXPECT_EQ(st, Status::singular);
+        EXPECT_TRUE(x.isZero());
+        EXPECT_EQ(cs->lambda.size(), cs->active_rows());
+        EXPECT_TRUE(cs->lambda.isZero());
+        if (r.tolerance > 0) {
+          EXPECT_GT(r.value, r.tolerance);
+          ++refused_on_residual;
+        }
+      };
+      expect("forward_dynamics_range_space",
+             talus::forward_dynamics_range_space(model, *data, *cs, s.q, s.v, s.tau, x));
+      expect("forward_dynamics_kokkevis", talus::forward_dynamics_kokkevis(model, *data, *cs, s.q, s.v, s.tau, x));
+      expect("forward_dynamics_articulated",
+             talus::forward_dynamics_articulated(model, *data, *cs, s.q, s.v, s.tau, x));
+      expect("compute_impulse_range_space", talus::compute_impulse_range_space(model, *data, *cs, s.q, s.v, x));
+      expect("compute_impulse_articulated", talus::compute_impulse_articulated(model, *data, *cs, s.q, s.v, x));
+    }
+  }
+  EXPECT_GT(refused_on_residual, 0);
+}
+}  // namespace
+}  // namespace talus_test

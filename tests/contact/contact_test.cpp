@@ -3,6 +3,7 @@
 // comments (a block on a plane and on an incline), the bilateral solvers of
 // forward_dynamics_constrained.hpp when every contact pushes, and the complementarity
 // conditions evaluated with the ConstraintSet's own rows (constraint_quantities.hpp).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -1016,6 +1017,111 @@ TEST(AllocContact, NoHeapInAnySolveWithContactsToggled) {
   });
   EXPECT_EQ(calls, 0u);
   for (int k = 0; k < 16; ++k) EXPECT_EQ(st[k], Status::ok) << k;
+}
+
+// ContactReport::residual (status.hpp, issue 26 item 4): on ok one pair (value, tolerance),
+// 0 ≤ value ≤ tolerance, tolerance > 0, from the solve that produced the forces. Lemke
+// without the active-set recovery: the LCP check's relative violation recomputed here from
+// the problem's own M, q and z (lcp_lemke.hpp "Tolerances"), against check_tolerance. With the
+// recovery: its physical residual against Lemke's (when it replaced the answer). Exact cones:
+// the largest residual/tolerance ratio of the cone report, against 1; at the iteration cap it
+// is above 1 and the solve is refused. Solo12 on four feet, torques that lift feet.
+double lcp_violation(const Eigen::MatrixXd& Mm, const Eigen::VectorXd& q, const Eigen::VectorXd& z, double tau_c) {
+  const int n = static_cast<int>(q.size());
+  const double eps = std::numeric_limits<double>::epsilon();
+  const Eigen::VectorXd w = Mm * z + q;
+  const double sz = z.cwiseAbs().maxCoeff(), sq = q.cwiseAbs().maxCoeff(), sm = Mm.cwiseAbs().maxCoeff();
+  const double floor = n * eps * (sq + n * sm * sz);
+  double v = 0;
+  for (int i = 0; i < n; ++i) {
+    const double swi = std::abs(q(i)) + n * Mm.row(i).cwiseAbs().maxCoeff() * sz + floor / tau_c;
+    if (w(i) < 0) v = std::max(v, -w(i) / swi);
+    if (z(i) * w(i) != 0) v = std::max(v, std::abs(z(i) * w(i)) / (sz * swi));
+  }
+  return v;
+}
+
+TEST(ConsistencyContact, EveryOkCarriesTheResidualItWasAcceptedOn) {
+  const double eps = std::numeric_limits<double>::epsilon();
+  Solo s(1.0);
+  auto exact = std::make_unique<Problem>();
+  for (int f : kFeet) {
+    ASSERT_EQ(talus::forward_kinematics(s.model, *s.data, s.q), Status::ok);
+    const auto& F = s.model.frames[f];
+    const Vector3<double> p = s.data->oMi[F.body].act_point(F.placement.p);
+    ASSERT_EQ(exact->add_contact(s.model, f, Vector3<double>::UnitZ(), 1.0, 4, ConeModel::exact, 0.0, p), Status::ok);
+  }
+  talus::Random rng(29);
+  double worst[3] = {0, 0, 0};  // value / tolerance: Lemke, recovery, cones
+  int applied = 0, solves = 0;
+  const M::TangentVector v = M::TangentVector::Zero();
+  for (int trial = 0; trial < 30; ++trial) {
+    M::TangentVector tau = M::TangentVector::Zero();
+    for (int i = 6; i < M::nv; ++i) tau[i] = rng.uniform(-3.0, 3.0);
+    M::TangentVector a;
+    for (const bool recovery : {false, true}) {
+      for (const bool guess : {false, true}) {
+        Options o;
+        o.active_set_recovery = recovery;
+        o.sticking_guess = guess;
+        talus::ContactReport<double> rep;
+        ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, s.q, v, tau, a, o, rep), Status::ok);
+        SCOPED_TRACE(testing::Message() << "trial " << trial << " recovery " << recovery << " guess " << guess);
+        const auto r = rep.residual;
+        EXPECT_GT(r.tolerance, 0.0);
+        EXPECT_GE(r.value, 0.0);
+        EXPECT_LE(r.value, r.tolerance);
+        ++solves;
+        if (recovery && rep.recovery.applied) {
+          ++applied;
+          EXPECT_EQ(r.value, rep.recovery.residual);
+          EXPECT_EQ(r.tolerance, rep.recovery.residual_lcp);
+          worst[1] = std::max(worst[1], r.value / r.tolerance);
+          continue;
+        }
+        EXPECT_EQ(r.tolerance, o.lcp.check_tolerance);
+        const auto& ws = s.cp->ws;
+        const int n = static_cast<int>(ws.q.size());
+        EXPECT_NEAR(r.value, lcp_violation(Eigen::MatrixXd(ws.M), Eigen::VectorXd(ws.q), Eigen::VectorXd(ws.z),
+                                           o.lcp.check_tolerance),
+                    4 * n * eps);
+        worst[0] = std::max(worst[0], r.value / r.tolerance);
+      }
+    }
+    for (talus::ContactSolver solver : {talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
+      Options o;
+      o.solver = solver;
+      o.cone.max_iterations = 2000;
+      talus::ContactReport<double> rep;
+      const Status st = talus::forward_dynamics_contact(s.model, *s.data, *exact, s.q, v, tau, a, o, rep);
+      if (st != Status::ok) {
+        EXPECT_EQ(st, Status::not_converged);
+        continue;
+      }
+      const auto r = rep.residual, e = rep.cone.evidence();
+      EXPECT_EQ(r.tolerance, 1.0);
+      EXPECT_EQ(r.value, e.value);
+      EXPECT_GE(r.value, 0.0);
+      EXPECT_LE(r.value, r.tolerance);
+      EXPECT_LE(rep.cone.primal_residual, rep.cone.primal_tolerance);
+      EXPECT_LE(rep.cone.dual_residual, rep.cone.dual_tolerance);
+      EXPECT_LE(rep.cone.complementarity, rep.cone.complementarity_tolerance);
+      worst[2] = std::max(worst[2], r.value);
+      ++solves;
+    }
+    // the cap: refused, and the pair says by how much
+    Options o;
+    o.solver = talus::ContactSolver::pgs;
+    o.sticking_guess = false;
+    o.cone.max_iterations = 1;
+    talus::ContactReport<double> rep;
+    EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *exact, s.q, v, tau, a, o, rep), Status::not_converged);
+    EXPECT_GT(rep.residual.value, rep.residual.tolerance);
+    EXPECT_TRUE(a.isZero());
+  }
+  std::printf("%d solves (%d recovered): largest value/tolerance Lemke %.3g, recovery %.3g, cones %.3g\n", solves,
+              applied, worst[0], worst[1], worst[2]);
+  EXPECT_GT(applied, 0);
 }
 
 }  // namespace

@@ -509,6 +509,10 @@ class ConstraintSet {
   RowVector position_error;    ///< last computed position errors, active rows
   RowVector velocity_error;    ///< last computed velocity errors, active rows
   TangentVector C = TangentVector::Zero();  ///< bias forces C(q, q̇) (− Jᵀ f_ext) of the last solve
+  /// Evidence of the last constrained solve (status.hpp; forward dynamics, impulses): the
+  /// residual of its answer and the tolerance it was held to, per method in
+  /// docs/constraints.md. Both 0 when the solve failed before an answer was checked.
+  Residual<S> residual{};
   Workspace ws;                ///< solver workspace
 
  private:

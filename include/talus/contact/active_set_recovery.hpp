@@ -75,6 +75,9 @@ struct ActiveSetReport {
   int active = 0;         ///< k = |α|: unknowns solved for (0: not attempted)
   S residual_lcp = S(0);  ///< physical residual R of the LCP's answer (file comment)
   S residual = S(0);      ///< R of the refined answer (its last evaluation, applied or not)
+  S tolerance = S(0);     ///< what residual was held to: residual_lcp (never worse than Lemke's
+                          ///< answer); applied ⇒ residual ≤ tolerance
+  Residual<S> evidence() const { return {residual, tolerance}; }  ///< the pair (status.hpp)
 };
 
 namespace detail {
@@ -258,6 +261,7 @@ void recover_active_set(CP& cp, const U* u, int n_forces, int n, const int* lamb
   y = r;
   apply_P(y);
   report.residual_lcp = residual_measure<S>(zn, wn, scale, zscale, n, y, sx);
+  report.tolerance = report.residual_lcp;
 
   // the start: Lemke's positive unknowns; friction only where the contact pushes
   for (int a = 0; a < n; ++a) {

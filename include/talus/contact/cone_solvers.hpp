@@ -148,9 +148,29 @@ struct ConeSolverReport {
   S primal_residual = S(0);  ///< maxᵢ dist(fᵢ, Kᵢ), N
   S dual_residual = S(0);    ///< maxᵢ dist(σ̃ᵢ, Kᵢ*), m/s (or m/s²)
   S complementarity = S(0);  ///< maxᵢ |fᵢ · σ̃ᵢ|
+  /// What each residual was held to at the last check (file comment): ta + tr s_f, ta + tr s_σ,
+  /// ta + tr s_f s_σ; ok ⇒ each residual ≤ its tolerance.
+  S primal_tolerance = S(0);
+  S dual_tolerance = S(0);
+  S complementarity_tolerance = S(0);
   S rho = S(0);              ///< ADMM: final ρ (0 for PGS)
   int refactorizations = 0;  ///< ADMM: Cholesky factorizations of W + ρI
   ConeSolverExit exit = ConeSolverExit::none;
+  /// The three residuals as one pair (status.hpp): value = the largest residualᵢ /
+  /// toleranceᵢ (0/0 → 0, r/0 → ∞), tolerance 1, so ok ⇒ value ≤ 1; {0, 0} when no iterate
+  /// was checked (exit none, invalid_input, capacity).
+  Residual<S> evidence() const {
+    if (exit == ConeSolverExit::none || exit == ConeSolverExit::invalid_input || exit == ConeSolverExit::capacity)
+      return {};
+    const auto ratio = [](S r, S t) {
+      if (!(r > S(0))) return r == r ? S(0) : r;  // NaN stays NaN
+      return t > S(0) ? r / t : std::numeric_limits<S>::infinity();
+    };
+    const S a = ratio(primal_residual, primal_tolerance), b = ratio(dual_residual, dual_tolerance),
+            c = ratio(complementarity, complementarity_tolerance);
+    if (!(a == a && b == b && c == c)) return {std::numeric_limits<S>::quiet_NaN(), S(1)};
+    return {std::max(a, std::max(b, c)), S(1)};
+  }
 };
 
 /// Fixed-capacity storage (about 9 MaxContacts² + 21 MaxContacts scalars); reusable, never
@@ -240,8 +260,12 @@ bool cone_check(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, 
   report.dual_residual = d;
   report.complementarity = c;
   const S ta = o.absolute_tolerance, tr = o.relative_tolerance;
+  report.primal_tolerance = ta + tr * sf;
+  report.dual_tolerance = ta + tr * ss;
+  report.complementarity_tolerance = ta + tr * sf * ss;
   // NaN fails every comparison: a non-finite iterate never passes
-  return p <= ta + tr * sf && d <= ta + tr * ss && c <= ta + tr * sf * ss && all_finite(f) && all_finite(ws.sigma);
+  return p <= report.primal_tolerance && d <= report.dual_tolerance && c <= report.complementarity_tolerance &&
+         all_finite(f) && all_finite(ws.sigma);
 }
 
 /// Input checks shared by both solvers (file comment, Status). nc = μ.size().

@@ -155,6 +155,11 @@ struct ContactReport {
   ConeSolverReport<S> cone;  ///< PGS/ADMM: iterations, residuals, exit
   ActiveSetReport<S> recovery;  ///< Lemke: the active-set recovery (ContactOptions::active_set_recovery)
   ProximalReport<S> bilateral;  ///< λ by proximal steps (ContactOptions::bilateral_minimum_norm)
+  /// The evidence of the solve that produced the forces (status.hpp; docs/contact.md): Lemke:
+  /// lcp's (residual, tolerance), or recovery's when the active-set recovery replaced the answer;
+  /// PGS/ADMM: cone.evidence(), the largest residual/tolerance ratio against 1. {0, 0} when no
+  /// solve ran (no contact or limit row took part) or it failed before checking an answer.
+  Residual<S> residual{};
 };
 
 namespace detail {
@@ -817,6 +822,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
                               : GuessResult::none;
     if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
     s = cone_forces(cp, level, h, cfm, erp, gap, g == GuessResult::inside, opt, report, why, index);
+    report.residual = report.cone.evidence();
     if (s != Status::ok) {
       if constexpr (has_bilateral) zero_constraint_results(*bil);
       ws.rows = 0;
@@ -946,6 +952,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       report.guess = solved ? ContactGuess::accepted : ContactGuess::rejected;
     }
     if (!solved) s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+    report.residual = {report.lcp.residual, report.lcp.tolerance};
     if (s != Status::ok) {
       if constexpr (has_bilateral) zero_constraint_results(*bil);
       ws.rows = 0;
@@ -968,6 +975,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
         }
       };
       recover_active_set(cp, u, n_forces, n, lambda_of, offset, terms, data.H, b, apply_P, opt.lcp, x, report.recovery);
+      if (report.recovery.applied) report.residual = report.recovery.evidence();
     }
     ws.phi.setZero(m);
     for (int a = 0; a < n_forces; ++a)

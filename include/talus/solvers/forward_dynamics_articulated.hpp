@@ -246,7 +246,9 @@ Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, Con
       detail::aba_accelerations<true>(model, data, ws.t, a_world);
     }
     x = data.ddq;
-    return detail::finish_constrained(Status::ok, cs, x, ddq);
+    Residual<typename ModelT::Scalar> evidence{};
+    s = detail::accept_constraint_residual(cs.G, cs.gamma, x, ws.r, evidence);
+    return detail::finish_constrained(s, cs, x, ddq, evidence);
   }
 }
 
@@ -297,7 +299,9 @@ Status compute_impulse_articulated(const ModelT& model, Data<ModelT>& data, Cons
       detail::aba_accelerations<false>(model, data, ws.t, Motion<S>::Zero());
       x = v_minus + data.ddq;
     }
-    return detail::finish_constrained(Status::ok, cs, x, v_plus);
+    Residual<S> evidence{};
+    s = detail::accept_constraint_residual(cs.G, target != nullptr ? *target : zero_target, x, ws.r, evidence);
+    return detail::finish_constrained(s, cs, x, v_plus, evidence);
   }
 }
 

@@ -33,11 +33,15 @@ Status check_tau(const ConstraintSet<ModelT, MR, MC>& cs, const T& tau) {
   return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
 }
 
+/// The common end of every constrained solve: outputs (zero unless ok), the failure record,
+/// and cs.residual ← `evidence` (the residual the method accepted or refused its answer on;
+/// {0, 0} when it failed before checking one).
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
-                          Out& ddq) {
+                          Out& ddq, const Residual<typename ModelT::Scalar>& evidence = {}) {
   static_assert(holds_size<Out, ModelT::nv>(),
                 "talus: the output of a constrained solve (q̈, or q̇⁺ of an impulse) must have nv rows (Model::TangentVector)");
+  cs.residual = evidence;
   if (s == Status::ok && !(all_finite(x) && all_finite(cs.lambda))) s = Status::overflow;
   (void)record_status(cs, s);
   if (s != Status::ok) {
@@ -48,8 +52,9 @@ Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typ
   ddq = x;
   return Status::ok;
 }
-/// r ← target − G x, the residual of the constraint equations G x = target at the returned x,
-/// and whether it is above rounding: ‖r‖∞ > 4 m eps (‖target‖∞ + ‖ |G| |x| ‖∞).
+/// r ← target − G x, the residual of the constraint equations G x = target at the returned x;
+/// returns the relative residual ‖r‖∞ / max(‖target‖∞, ‖ |G| |x| ‖∞) (0 when r = 0).
+/// constraint_residual below: whether it is above rounding, > 4 m eps.
 ///
 /// Why it can be (and what one refinement step does about it): the Schur-complement methods
 /// (range space, articulated) form K = G H⁻¹ Gᵀ explicitly, so its rounding error is of order
@@ -61,7 +66,7 @@ Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typ
 /// κ(K) eps ~ 1) and leaves λ and x as accurate as the residual itself, i.e. to the KKT
 /// matrix's conditioning.
 template <class GM, class TV, class X, class R>
-bool constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
+typename R::Scalar relative_constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
   using S = typename R::Scalar;
   const int m = static_cast<int>(G.rows());
   r = target;
@@ -80,7 +85,42 @@ bool constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
     scale = ax > scale ? ax : scale;
     rmax = ri > rmax ? ri : rmax;
   }
-  return rmax > S(4) * S(m) * Eigen::NumTraits<S>::epsilon() * scale;
+  return rmax == S(0) ? S(0) : rmax / scale;  // NaN when a sum overflowed
+}
+
+/// r ← target − G x and whether the residual is above rounding (see above): relative
+/// residual > 4 m eps.
+template <class GM, class TV, class X, class R>
+bool constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
+  using S = typename R::Scalar;
+  const S rel = relative_constraint_residual(G, target, x, r);
+  return !(rel <= S(4) * S(G.rows()) * Eigen::NumTraits<S>::epsilon());
+}
+
+/// The tolerance every method but direct and proximal holds its answer's relative constraint
+/// residual ‖G x − target‖∞ / max(‖target‖∞, ‖ |G| |x| ‖∞) to: √eps (1.5e-8 double, 3.5e-4
+/// float), the constraint equations holding to half the digits of S. Not the direct method's
+/// 64 n eps: after the one refinement step the Schur-complement methods (range space,
+/// Kokkevis, articulated) are left at about (κ(K) eps)·(the first residual), K = G H⁻¹ Gᵀ,
+/// which on nearly redundant rows (κ(K) up to about κ(KKT)²) is far above rounding while the
+/// answer is still as accurate as the KKT matrix's conditioning allows (the direct method's
+/// own); what the check refuses is a refinement that did not contract, κ(K) eps no longer
+/// small: λ without a correct digit.
+template <class S>
+S constraint_residual_tolerance() {
+  using std::sqrt;
+  return sqrt(Eigen::NumTraits<S>::epsilon());
+}
+
+/// The acceptance check of the range-space, null-space, Kokkevis and articulated methods:
+/// `evidence` ← (relative constraint residual of G x = target, its tolerance); ok when within,
+/// singular above, overflow when the residual is not finite. r: scratch (m rows).
+template <class GM, class TV, class X, class R, class S>
+Status accept_constraint_residual(const GM& G, const TV& target, const X& x, R& r, Residual<S>& evidence) {
+  evidence.value = relative_constraint_residual(G, target, x, r);
+  evidence.tolerance = constraint_residual_tolerance<S>();
+  if (evidence.value <= evidence.tolerance) return Status::ok;
+  return evidence.value == evidence.value ? Status::singular : Status::overflow;
 }
 
 /// One refinement step of a range-space solve (solve_kkt_range_space) when the residual of
@@ -112,8 +152,12 @@ Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, Constrai
     typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
     Status s = detail::check_tau(cs, tau);
     if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
-    if (s == Status::ok) s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
-    return detail::finish_constrained(s, cs, x, ddq);
+    Residual<typename ModelT::Scalar> evidence{};
+    if (s == Status::ok) {
+      s = solve_kkt_direct(data.H, tau - cs.C, cs.G, cs.gamma, method, cs.ws, x, cs.lambda);
+      evidence = {cs.ws.kkt_residual, cs.ws.kkt_residual_tolerance};  // its acceptance check (kkt.hpp)
+    }
+    return detail::finish_constrained(s, cs, x, ddq, evidence);
   }
 }
 
@@ -134,7 +178,9 @@ Status forward_dynamics_range_space(const ModelT& model, Data<ModelT>& data, Con
     if (s == Status::ok) s = factorize_ltl(model, data);
     if (s == Status::ok) s = solve_kkt_range_space(model, data, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
     if (s == Status::ok) detail::refine_range_space(data, cs.G, cs.gamma, cs.ws, x, cs.lambda);
-    return detail::finish_constrained(s, cs, x, ddq);
+    Residual<typename ModelT::Scalar> evidence{};
+    if (s == Status::ok) s = detail::accept_constraint_residual(cs.G, cs.gamma, x, cs.ws.r, evidence);
+    return detail::finish_constrained(s, cs, x, ddq, evidence);
   }
 }
 
@@ -152,7 +198,9 @@ Status forward_dynamics_null_space(const ModelT& model, Data<ModelT>& data, Cons
     Status s = detail::check_tau(cs, tau);
     if (s == Status::ok) s = compute_constrained_system(model, data, cs, q, v, fext);
     if (s == Status::ok) s = solve_kkt_null_space(data.H, tau - cs.C, cs.G, cs.gamma, cs.ws, x, cs.lambda);
-    return detail::finish_constrained(s, cs, x, ddq);
+    Residual<typename ModelT::Scalar> evidence{};
+    if (s == Status::ok) s = detail::accept_constraint_residual(cs.G, cs.gamma, x, cs.ws.r, evidence);
+    return detail::finish_constrained(s, cs, x, ddq, evidence);
   }
 }
 
@@ -205,7 +253,8 @@ void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const For
 
 /// Kokkevis method (point and 6D contacts only; another kind: invalid_input, kind_not_supported): q̈₀ from ABA; for each contact row k, H⁻¹ Gᵀ e_k from the
 /// ABA response to a unit force along n_k at the contact point; K = G H⁻¹ Gᵀ;
-/// K λ = γ − G q̈₀; q̈ = q̈₀ + H⁻¹ Gᵀ λ. No H, no O(nv³) step.
+/// K λ = γ − G q̈₀; q̈ = q̈₀ + H⁻¹ Gᵀ λ, then one refinement step when G q̈ − γ is above
+/// rounding (K is formed explicitly, as in the range-space method). No H, no O(nv³) step.
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                  const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
@@ -271,7 +320,14 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
     ws.r = cs.gamma - cs.G * x;
     cs.lambda = ws.Y_llt.solve(ws.r);
     x.noalias() += ws.Z * cs.lambda;
-    return detail::finish_constrained(Status::ok, cs, x, ddq);
+    if (detail::constraint_residual(cs.G, cs.gamma, x, ws.r)) {  // one refinement step, as range space
+      ws.Y_llt.solveInPlace(ws.r);
+      cs.lambda += ws.r;
+      x.noalias() += ws.Z * ws.r;
+    }
+    Residual<S> evidence{};
+    s = detail::accept_constraint_residual(cs.G, cs.gamma, x, ws.r, evidence);
+    return detail::finish_constrained(s, cs, x, ddq, evidence);
   }
 }
 

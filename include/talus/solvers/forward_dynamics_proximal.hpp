@@ -85,6 +85,9 @@ struct ProximalReport {
   S residual = S(0);       ///< ‖G q̈ − γ‖∞ at the last iterate
   S lambda_step = S(0);    ///< ‖λₖ − λₖ₋₁‖∞ of the last iteration
   S tolerance = S(0);      ///< absolute_accuracy + relative_accuracy · s, what residual was held to
+  /// (residual, tolerance) as the uniform pair (status.hpp); absolute, in γ's units (m/s², or
+  /// m/s for an impulse): the proximal method's accuracy is the caller's settings, not rounding.
+  Residual<S> evidence() const { return {residual, tolerance}; }
 };
 
 namespace detail {
@@ -203,7 +206,7 @@ Status forward_dynamics_proximal(const ModelT& model, Data<ModelT>& data, Constr
     if (s == Status::ok)
       s = detail::solve_proximal(model, data, tau - cs.C, cs.G, cs.gamma, settings, cs.ws, x, cs.lambda, report);
     if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
-    return detail::finish_constrained(s, cs, x, ddq);
+    return detail::finish_constrained(s, cs, x, ddq, report.evidence());
   }
 }
 
@@ -266,7 +269,7 @@ Status compute_impulse_proximal(const ModelT& model, Data<ModelT>& data, Constra
     if (s == Status::invalid_input) detail::zero_constraint_results(cs);
     if (s == Status::invalid_input || s == Status::overflow) data.H.setZero();
     if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
-    return detail::finish_constrained(s, cs, x, v_plus);
+    return detail::finish_constrained(s, cs, x, v_plus, report.evidence());
   }
 }
 

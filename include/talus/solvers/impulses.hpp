@@ -50,9 +50,11 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
   typename ConstraintSet<ModelT, MR, MC>::RowVector g;
   if (target != nullptr) g = *target;
   else g.setZero(cs.active_rows());
+  Residual<typename ModelT::Scalar> evidence{};
   switch (how) {
     case ImpulseMethod::direct:
       s = solve_kkt_direct(data.H, b, cs.G, g, method, cs.ws, x, cs.lambda);
+      evidence = {cs.ws.kkt_residual, cs.ws.kkt_residual_tolerance};  // its acceptance check (kkt.hpp)
       break;
     case ImpulseMethod::range_space:
       s = factorize_ltl(model, data);
@@ -63,7 +65,8 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
       s = solve_kkt_null_space(data.H, b, cs.G, g, cs.ws, x, cs.lambda);
       break;
   }
-  return finish_constrained(s, cs, x, v_plus);
+  if (s == Status::ok && how != ImpulseMethod::direct) s = accept_constraint_residual(cs.G, g, x, cs.ws.r, evidence);
+  return finish_constrained(s, cs, x, v_plus, evidence);
 }
 }  // namespace detail
 
