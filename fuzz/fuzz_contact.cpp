@@ -8,8 +8,8 @@
 // μ, edge count, cone, orientation, and an anchor given raw or as a gap below the point's
 // current position), set_mode after each, add_joint_limits (0–2 calls, on a copy of the model
 // whose limits are fuzzed: URDF, near the current q on either side, odd: NaN, Inf, lo > hi),
-// up to 6 calls of set_active / set_contact_plane / set_friction / set_mode / set_cone (any
-// index), the bilateral set (0–3 contacts by frame or by body, 0–3 normals, anchors, one
+// up to 6 calls of set_active / set_contact_plane / set_friction / set_mode / set_cone /
+// set_target / set_limit_target (any index, side, value), the bilateral set (0–3 contacts by frame or by body, 0–3 normals, anchors, one
 // toggle, bind), the options (restitution, softening, stiffness, damping, margin, h,
 // sliding_speed, limit_margin, the LCP options incl. a covering vector, and the solver and
 // the cone-solver options when ContactOptions has them), then one group of solves:
@@ -20,7 +20,8 @@
 //
 // Byte 0: bit 0 model (solo12, block), bits 1..2 group (forward, impulses, time step,
 // sequence), bit 3 with the bilateral ConstraintSet (the overloads that take one), bit 4 with
-// external forces (forward, step). Byte 1: flags, bit 0 raw doubles, bit 1 normalise the
+// external forces (forward, step), bit 5 with a bilateral velocity target w (impulses with the
+// set: G v⁺ = w; decoded last, sometimes one entry too many). Byte 1: flags, bit 0 raw doubles, bit 1 normalise the
 // quaternions of q, bit 2 contact options, bit 3 LCP options, bit 4 solver and cone options,
 // bit 5 add_joint_limits, bit 6 sliding_speed and limit_margin, bit 7 add_joint_limits twice.
 // Then the state, the contacts, the limits, the operations, the bilateral set, the options.
@@ -43,6 +44,8 @@
 //     H (v⁺ − v⁻) = Σ Jᵢᵀ pᵢ + … + GᵀΛ, G v⁺ = 0 (impact),
 //     H (v⁺ − v) = h (τ − C) + … , G v⁺ = −(erp/h) e, q⁺ = q ⊕ h v⁺ (time step),
 //     contact_generalized_force = Σ Jᵢᵀ fᵢ + limit forces, world_force = f_n n + f_t1 t₁ + f_t2 t₂;
+//   - every row's complementarity quantity is taken less its target (set_target,
+//     set_limit_target: a_n − a_target, v_n⁺ − v_target; along a limit's row);
 //   - polygon contacts (Lemke): f_n ≥ 0, the friction inside the k-gon, each row's
 //     acceleration / velocity w_n (with the level's restitution, softening, gap and cfm
 //     terms) ≥ 0 and f_n w_n = 0, maximum dissipation f_t·w_t = μ f_n min_j d_jᵀw_t (so
@@ -212,6 +215,7 @@ struct ContactFuzz {
     double mu = 0, orientation = 0;
     int edges = 4;
     unsigned cone = 0, mode = 0;  // mode: 0 none (classify), else set_mode(mode − 1)
+    double tv = 0, ta = 0;        // the normal row's target (set_target)
   };
   struct OpSpec {
     int kind = 0, index = 0;
@@ -220,6 +224,8 @@ struct ContactFuzz {
     double orientation = 0, mu = 0;
     int edges = 4;
     unsigned value = 0;
+    int side = 0;             // set_limit_target
+    double tv = 0, ta = 0;    // set_target, set_limit_target
   };
   struct BilSpec {
     bool by_frame = true;
@@ -252,6 +258,9 @@ struct ContactFuzz {
     unsigned solver = lemke;
     talus::ConeSolverOptions<double> cone{};
     int covering_size = 0;
+    bool bil_target = false;            // impulses_contact(…, w, …) with the bilateral set
+    int bil_extra = 0;                  // 1: w one entry longer than the set's rows (refused)
+    std::array<double, MR + 1> bil_w{};
   };
 
   const M& model;
@@ -298,6 +307,7 @@ struct ContactFuzz {
     I.group = (b0 >> 1) & 3;
     I.bilateral = (b0 >> 3) & 1;
     I.with_f = (b0 >> 4) & 1;
+    I.bil_target = I.bilateral && ((b0 >> 5) & 1);
     r.fill(I.q);
     if (flags & 2) normalize_quaternions<M>(I.q);
     r.fill(I.v);
@@ -384,8 +394,12 @@ struct ContactFuzz {
     for (int i = 0; i < I.nops; ++i) {
       OpSpec& o = I.ops[static_cast<std::size_t>(i)];
       const std::uint8_t k = r.byte();
-      o.kind = k % 5;
+      o.kind = k % 7;
       o.index = r.index(std::min(I.nadd, MC));
+      const auto target = [&] {  // m/s or m/s²: mostly small, both signs; raw: NaN, Inf, beyond 1e9
+        const std::uint8_t b = r.byte();
+        return b < 200 ? (static_cast<int>(b % 21) - 10) * 0.1 : r.scalar();
+      };
       switch (o.kind) {
         case 0: o.on = (k & 8) != 0; break;
         case 1: {
@@ -409,11 +423,21 @@ struct ContactFuzz {
           o.value = b < 240 ? b % 3 : b;
           break;
         }
-        default: {
+        case 4: {
           const std::uint8_t b = r.byte();
           o.value = b < 240 ? b % 2 : b;
           break;
         }
+        case 5:
+          o.tv = target();
+          o.ta = target();
+          break;
+        default:
+          o.index = r.index(ML);
+          o.side = (k >> 3) % 3;  // 2: no such side
+          o.tv = target();
+          o.ta = target();
+          break;
       }
     }
     // bilateral set
@@ -521,6 +545,13 @@ struct ContactFuzz {
       c.warm_start = r.bit();
     }
     set_solver(o, I.solver, I.cone);
+    if (I.bil_target) {  // last, so the inputs before it decode as they did without it
+      I.bil_extra = r.byte() >= 224 ? 1 : 0;
+      for (auto& w : I.bil_w) {
+        const std::uint8_t b = r.byte();
+        w = b < 128 ? 0.0 : b < 224 ? (static_cast<int>(b % 21) - 10) * 0.1 : r.scalar();
+      }
+    }
   }
 
   template <class F>
@@ -538,7 +569,7 @@ struct ContactFuzz {
     const char* name;
     std::int64_t body, edges;
     V3 point, normal, anchor, t1, t2;
-    double mu;
+    double mu, tv, ta;
     std::int64_t cone, mode, active;
   };
   static Snap snap(const talus::UnilateralContact<double>& c) {
@@ -549,6 +580,8 @@ struct ContactFuzz {
     s.point = c.point;
     s.normal = c.normal;
     s.anchor = c.anchor;
+    s.tv = c.target_velocity;
+    s.ta = c.target_acceleration;
     s.t1 = c.t1;
     s.t2 = c.t2;
     s.mu = c.mu;
@@ -617,7 +650,9 @@ struct ContactFuzz {
         case 1: s = cp.set_contact_plane(p.index, p.normal, p.anchor, p.orientation); break;
         case 2: s = cp.set_friction(p.index, p.mu, p.edges); break;
         case 3: s = cp.set_mode(p.index, static_cast<ContactMode>(p.value)); break;
-        default: s = call_set_cone(cp, p.index, p.value); break;
+        case 4: s = call_set_cone(cp, p.index, p.value); break;
+        case 5: s = cp.set_target(p.index, p.tv, p.ta); break;
+        default: s = cp.set_limit_target(p.index, p.side, p.tv, p.ta); break;
       }
       o.op[static_cast<std::size_t>(i)] = s;
       o.op_fail[static_cast<std::size_t>(i)] = fail_rec(cp.failure());
@@ -697,6 +732,9 @@ struct ContactFuzz {
     int m;
     std::array<double, MR> lambda;
     bool lambda_zero, lambda_finite;
+    bool with_w, w_ok;                // impulses with a bilateral velocity target: w as passed
+    int w_rows;
+    std::array<double, MR + 1> w;
   };
   struct Out {
     BuildOut build;
@@ -715,10 +753,28 @@ struct ContactFuzz {
     x.setConstant(-3.0);
     const Fext* fp = I.with_f ? &I.f : nullptr;
     Status s = Status::ok;
+    o.with_w = false;  // Out is poisoned: every field is written by every solve
+    o.w_ok = true;
+    o.w_rows = 0;
+    o.w.fill(0.0);
     if (I.bilateral) {
       switch (level) {
         case acc: s = talus::forward_dynamics_contact(model, d, cp, cs, I.q, I.v, I.tau, x, I.opt, rep, fp); break;
-        case imp: s = talus::impulses_contact(model, d, cp, cs, I.q, I.v, x, I.opt, rep); break;
+        case imp:
+          if (I.bil_target) {
+            o.w_rows = std::min(cs.active_rows() + I.bil_extra, MR + 1);
+            Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MR + 1, 1> w(o.w_rows);
+            o.w_ok = o.w_rows == cs.active_rows();
+            for (int i = 0; i < o.w_rows; ++i) {
+              w(i) = o.w[static_cast<std::size_t>(i)] = I.bil_w[static_cast<std::size_t>(i)];
+              o.w_ok = o.w_ok && std::fabs(w(i)) <= 1e9;
+            }
+            o.with_w = true;
+            s = talus::impulses_contact(model, d, cp, cs, I.q, I.v, w, x, I.opt, rep);
+          } else {
+            s = talus::impulses_contact(model, d, cp, cs, I.q, I.v, x, I.opt, rep);
+          }
+          break;
         default: s = talus::time_step_contact(model, d, cp, cs, I.q, I.v, I.tau, I.h, qn, x, I.opt, rep, fp); break;
       }
     } else {
@@ -781,7 +837,9 @@ struct ContactFuzz {
     std::array<AddSpec, MC> c{};
     std::array<bool, MC> active{};
     int n = 0;
+    std::array<std::array<double, 2>, ML> ltv{}, lta{};  // each limit row's target (set_limit_target)
   };
+  static bool target_ok(double x) { return std::fabs(x) <= 1e9; }  // input_limits::magnitude; NaN fails
   static bool point_ok(const V3& p) { return (p.array().abs() <= 1e6).all(); }
   static bool mu_ok(double mu, int edges) { return mu >= 0 && mu <= 1e3 && edges >= 4 && edges <= ME && edges % 2 == 0; }
   static bool plane_ok(const V3& n, const V3& anchor, double o) {
@@ -872,8 +930,10 @@ struct ContactFuzz {
       const bool idx = p.index >= 0 && p.index < sh.n;
       AddSpec* c = idx ? &sh.c[static_cast<std::size_t>(p.index)] : nullptr;
       Status want_s = idx ? Status::ok : Status::invalid_input;
-      static const char* names[5] = {"ContactProblem::set_active", "ContactProblem::set_contact_plane", "ContactProblem::set_friction",
-                                     "ContactProblem::set_mode", "ContactProblem::set_cone"};
+      static const char* names[7] = {"ContactProblem::set_active", "ContactProblem::set_contact_plane", "ContactProblem::set_friction",
+                                     "ContactProblem::set_mode", "ContactProblem::set_cone", "ContactProblem::set_target",
+                                     "ContactProblem::set_limit_target"};
+      ContactFailureReason why = idx ? ContactFailureReason::none : ContactFailureReason::index_out_of_range;
       if (p.kind == 4 && !has_set_cone<CP>::value) continue;
       switch (p.kind) {
         case 0:
@@ -891,16 +951,39 @@ struct ContactFuzz {
           if (p.value > 2) want_s = Status::invalid_input;
           if (want_s == Status::ok) c->mode = p.value;
           break;
-        default:
+        case 4:
           if (p.value > 1) want_s = Status::invalid_input;
           if (want_s == Status::ok) c->cone = p.value;
           break;
+        case 5:
+          if (idx && !(target_ok(p.tv) && target_ok(p.ta))) want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
+          if (want_s == Status::ok) c->tv = p.tv, c->ta = p.ta;
+          break;
+        default: {
+          const bool lidx = p.index >= 0 && p.index < std::min(expected, ML) && p.side >= 0 && p.side <= 1;
+          want_s = lidx ? Status::ok : Status::invalid_input;
+          why = lidx ? ContactFailureReason::none : ContactFailureReason::index_out_of_range;
+          if (lidx && !(target_ok(p.tv) && target_ok(p.ta))) want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
+          if (want_s == Status::ok) {
+            sh.ltv[static_cast<std::size_t>(p.index)][static_cast<std::size_t>(p.side)] = p.tv;
+            sh.lta[static_cast<std::size_t>(p.index)][static_cast<std::size_t>(p.side)] = p.ta;
+          }
+          break;
+        }
       }
+      if (p.kind >= 5 && want_s != Status::ok && o.op_fail[static_cast<std::size_t>(i)].reason != static_cast<std::int64_t>(why))
+        finding(names[p.kind], o.op[static_cast<std::size_t>(i)], "failure() names another reason",
+                talus::to_string(static_cast<ContactFailureReason>(o.op_fail[static_cast<std::size_t>(i)].reason)));
       std::snprintf(buf, sizeof buf, "operation %d, index %d", i, p.index);
       expect_status(names[p.kind], o.op[static_cast<std::size_t>(i)], want_s, o.op_fail[static_cast<std::size_t>(i)], buf);
       if (o.op[static_cast<std::size_t>(i)] != Status::ok && !o.op_unchanged[static_cast<std::size_t>(i)])
         finding(names[p.kind], o.op[static_cast<std::size_t>(i)], "refused but the contact changed");
     }
+    for (int l = 0; l < std::min(expected, ML); ++l)
+      for (int side = 0; side < 2; ++side)
+        if (!(o.limit[static_cast<std::size_t>(l)].target_velocity[side] == sh.ltv[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]) ||
+            !(o.limit[static_cast<std::size_t>(l)].target_acceleration[side] == sh.lta[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]))
+          finding("ContactProblem::limit", Status::ok, "a limit row's target is not what set_limit_target made it");
     // the final contacts
     if (o.size != sh.n) finding("ContactProblem::size", Status::ok, "not the number of contacts added");
     if (o.bad_contact.body != -1) finding("ContactProblem::contact", Status::ok, "an unknown index gives a contact with a body");
@@ -910,7 +993,8 @@ struct ContactFuzz {
       const Snap& s = o.contacts[static_cast<std::size_t>(i)];
       const char* fn = "ContactProblem::contact";
       if (s.body != c.body || s.point != c.point || s.normal != c.normal || s.anchor != c.anchor || !(s.mu == c.mu) ||
-          s.edges != c.edges || s.cone != c.cone || s.mode != c.mode || s.active != sh.active[static_cast<std::size_t>(i)])
+          s.edges != c.edges || s.cone != c.cone || s.mode != c.mode || s.active != sh.active[static_cast<std::size_t>(i)] ||
+          !(s.tv == c.tv) || !(s.ta == c.ta))
         finding(fn, Status::ok, "a contact is not what the calls made it");
       // the polygon frame: t1 = cos(o) t0 + sin(o) n x t0, t0 = n x e / |n x e| (e the axis least aligned with n)
       int k = 0;
@@ -1125,7 +1209,10 @@ struct ContactFuzz {
     const double cfm = rigid ? 0.0 : 1.0 / (h * op.stiffness + op.damping);
     const double erp = rigid ? 1.0 : h * op.stiffness * cfm;
     const bool step_ok = level != step || (cfm == cfm && cfm < 1e12 && erp == erp);
-    const bool early_invalid = !q_ok || !v_ok || !tau_ok || !f_ok || !options_valid(op) || sol > 2 || !h_ok || !cone_match || !step_ok;
+    const bool w_ok = !o.with_w || o.w_ok;  // impulses_contact(…, w, …): refused before anything else
+    if (!w_ok && (s != Status::invalid_input || o.fail.reason != static_cast<std::int64_t>(ContactFailureReason::input_invalid)))
+      finding(fn, s, "a bilateral velocity target of the wrong size or beyond 1e9 not refused with invalid_input / input_invalid");
+    const bool early_invalid = !w_ok || !q_ok || !v_ok || !tau_ok || !f_ok || !options_valid(op) || sol > 2 || !h_ok || !cone_match || !step_ok;
     if (early_invalid && s != Status::invalid_input) {
       std::snprintf(buf, sizeof buf, "q %d v %d tau %d fext %d options %d solver %u h %d (%.3g) cones %d step %d", q_ok, v_ok, tau_ok, f_ok,
                     options_valid(op), sol, h_ok, h, cone_match, step_ok);
@@ -1245,11 +1332,12 @@ struct ContactFuzz {
     if (m) {
       Eigen::VectorXd g = Eigen::VectorXd::Zero(m);
       if (level == acc) g = R.gamma;
+      if (level == imp && o.with_w && o.w_rows == m) g = Eigen::Map<const Eigen::VectorXd>(o.w.data(), m);
       if (level == step) g = -(erp / h) * R.err;
       const Eigen::VectorXd r2 = R.G * o.x - g;
       const double s2 = sc + 1 + max_abs(g) + (R.G.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() +
                         (max_abs(R.H) + max_abs(R.G)) * std::fmax(max_abs(o.x), max_abs(lam));
-      check_eq(fn, level == acc ? "G qdd - gamma" : level == imp ? "G v+" : "G v+ + (erp/h) e", max_abs(r2), s2, 1e-9 * ps2, t);
+      check_eq(fn, level == acc ? "G qdd - gamma" : level == imp ? (o.with_w ? "G v+ - w" : "G v+") : "G v+ + (erp/h) e", max_abs(r2), s2, 1e-9 * ps2, t);
     }
     if (level == step) {  // q+ = q (+) h v+
       Q qn;
@@ -1282,6 +1370,7 @@ struct ContactFuzz {
       s_z = std::max({s_z, f.cwiseAbs().maxCoeff(), c.mu * std::fabs(f[0]), c.mu > 0 ? 2 * wt : 0.0});
       s_row = std::max(s_row, wi.cwiseAbs().maxCoeff() + (level == acc ? R.a0[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() : 0.0));
       s_xj = std::max(s_xj, (Jc[i].cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + R.vp[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() * (level == acc));
+      s_lvl = std::max(s_lvl, std::fabs(level == acc ? c.ta : c.tv));
       if (level == imp) s_lvl = std::max(s_lvl, op.restitution * R.vp[static_cast<std::size_t>(i)].norm());
       if (level == step)
         s_lvl = std::max(s_lvl, (std::fabs(R.gap[static_cast<std::size_t>(i)]) + 64 * eps * (R.p[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() + c.anchor.cwiseAbs().maxCoeff())) / h);
@@ -1292,6 +1381,7 @@ struct ContactFuzz {
         if (lpart[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)] == 0) continue;
         s_z = std::max(s_z, std::fabs(o.limf[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]));
         s_row = std::max(s_row, std::fabs(o.x[L.idx_v]));
+        s_lvl = std::max(s_lvl, std::fabs(level == acc ? L.target_acceleration[side] : L.target_velocity[side]));
         if (level == step) {
           const double g = side == 0 ? I.q[L.idx_q] - L.lower : L.upper - I.q[L.idx_q];
           s_lvl = std::max(s_lvl, (std::fabs(g) + 8 * eps * (std::fabs(I.q[L.idx_q]) + std::fabs(L.lower) + std::fabs(L.upper))) / h);
@@ -1321,7 +1411,7 @@ struct ContactFuzz {
       const double fn_ = f[0];
       if (pt == -1 && all_zero(f)) continue;  // at the margin, no force: it may not take part
       // the row's complementarity quantity w_n: acceleration (acc) or v_n+ plus the level's terms
-      double wn = c.normal.dot(wi);
+      double wn = c.normal.dot(wi) - (level == acc ? c.ta : c.tv);  // less the row's target (set_target)
       if (level == imp) wn += op.restitution * std::min(0.0, c.normal.dot(R.vp[static_cast<std::size_t>(i)])) + op.softening * fn_;
       if (level == step) {
         const double g = R.gap[static_cast<std::size_t>(i)];
@@ -1389,7 +1479,7 @@ struct ContactFuzz {
         const int pt = lpart[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)];
         const double f = o.limf[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)];
         if (pt == 0 || (pt == -1 && f == 0.0)) continue;
-        double wl = (side == 0 ? 1.0 : -1.0) * o.x[L.idx_v];
+        double wl = (side == 0 ? 1.0 : -1.0) * o.x[L.idx_v] - (level == acc ? L.target_acceleration[side] : L.target_velocity[side]);
         if (level == step) {
           const double g = side == 0 ? I.q[L.idx_q] - L.lower : L.upper - I.q[L.idx_q];
           wl += g > 0 ? g / h : erp * g / h;

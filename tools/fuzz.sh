@@ -4,16 +4,18 @@
 #   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|
 #                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|all] [seconds-per-target]
 #
-# (several targets: a comma-separated list, e.g. fuzz_kkt,fuzz_lcp)
+# (several targets: a comma-separated list, e.g. fuzz_kkt,fuzz_lcp; 0 seconds: build and report
+# coverage only, e.g. after two campaigns run side by side with COVERAGE=0)
 #
 # Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
 # asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
 # nine ≈ 54 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
 # OOMs do not stop the campaign), saves findings to fuzz/findings/<target>/, merges inputs with
 # new coverage into fuzz/corpus/<target>/ (-merge=1), and prints executions, exec/s, libFuzzer's
-# cov/ft counters and findings. With COVERAGE=1 (default) it then builds replay binaries with
-# -fprofile-instr-generate -fcoverage-mapping into build/fuzz-cov, replays the corpus and
-# prints line coverage of include/talus and hil/ (llvm-profdata-14 / llvm-cov-14). COVERAGE=0 skips it.
+# cov/ft counters and findings. The same build is instrumented for source coverage
+# (-fprofile-instr-generate -fcoverage-mapping: one build, not two); with COVERAGE=1 (default),
+# after the campaign each target replays its merged corpus once (-runs=0) and the script prints
+# line coverage of include/talus and hil/ (llvm-profdata-14 / llvm-cov-14). COVERAGE=0 skips that.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 what=${1:-all}
@@ -22,9 +24,11 @@ coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
 all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
 if [[ $what == all ]]; then targets=("${all[@]}"); else IFS=, read -ra targets <<<"$what"; fi
+targets_fuzzed=("${targets[@]}")
 
+profile_flags="-fprofile-instr-generate -fcoverage-mapping"  # always: COVERAGE=0 then reuses the build
 nice -n 10 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=FuzzBuild -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||
+  -DCMAKE_CXX_FLAGS_FUZZBUILD="-g0 $profile_flags" -DCMAKE_EXE_LINKER_FLAGS="${profile_flags%% *}" -DTALUS_FUZZ_OPT="${FUZZ_OPT:--O1}" -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON -DTALUS_FUZZ_ENGINE=libfuzzer >"$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 for t in "${targets[@]}"; do
   start=$(date +%s)
@@ -33,7 +37,8 @@ for t in "${targets[@]}"; do
 done
 
 summary=()
-for t in "${targets[@]}"; do
+(( secs > 0 )) || targets_fuzzed=() # 0 s: build and (COVERAGE=1) report coverage only
+for t in "${targets_fuzzed[@]}"; do
   corpus=$root/fuzz/corpus/$t
   work=$build/work/$t
   findings=$root/fuzz/findings/$t
@@ -43,7 +48,7 @@ for t in "${targets[@]}"; do
   # fork mode: the worker restarts after a finding; artifacts (crash-*, timeout-*, oom-*) go to findings/
   bin=$build/fuzz/$t  # the fuzz/ subdirectory's targets land in <build>/fuzz
   [[ -x $bin ]] || bin=$build/$t
-  ( cd "$build" && nice -n 10 "$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
+  ( cd "$build" && LLVM_PROFILE_FILE="$work.campaign.profraw" nice -n 10 "$bin" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
       -max_total_time="$secs" -timeout=20 -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 \
       -artifact_prefix="$findings/" "$work" "$corpus" ) >"$log" 2>&1 || true
   last=$(grep -E '^#[0-9]+: cov:' "$log" | tail -1 || true)
@@ -53,7 +58,7 @@ for t in "${targets[@]}"; do
   nfind=$(find "$findings" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
   # minimised union: inputs of the work corpus that add coverage to the checked-in one
   before=$(find "$corpus" -type f | wc -l)
-  ( cd "$build" && nice -n 10 "$bin" -merge=1 -timeout=20 -rss_limit_mb=2048 "$corpus" "$work" ) >"$build/$t.merge.log" 2>&1 || true
+  ( cd "$build" && LLVM_PROFILE_FILE="$work.merge.profraw" nice -n 10 "$bin" -merge=1 -timeout=20 -rss_limit_mb=2048 "$corpus" "$work" ) >"$build/$t.merge.log" 2>&1 || true
   after=$(find "$corpus" -type f | wc -l)
   rate=$(( ${execs:-0} / (secs > 0 ? secs : 1) ))
   summary+=("$t: ${execs:-?} executions (~${rate}/s), cov ${cov:-?}, ft ${ft:-?}, corpus ${before} -> ${after} files, findings in fuzz/findings/$t: ${nfind}")
@@ -61,22 +66,19 @@ for t in "${targets[@]}"; do
 done
 
 if [[ $coverage == 1 ]]; then
-  cov=$root/build/fuzz-cov
-  nice -n 10 cmake -S "$root" -B "$cov" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++-14 \
-    -DCMAKE_CXX_FLAGS="-fprofile-instr-generate -fcoverage-mapping" -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" \
-    -DTALUS_BUILD_BENCH=OFF -DTALUS_BUILD_FUZZ=ON >"$cov.configure.log" 2>&1 || { cat "$cov.configure.log"; exit 1; }
   objs=()
+  rm -f "$build"/cov-*.profraw
   for t in "${targets[@]}"; do
-    nice -n 10 cmake --build "$cov" --target "${t}_replay" -j1 >"$cov/$t.build.log" 2>&1 || { tail -30 "$cov/$t.build.log"; exit 1; }
+    bin=$build/fuzz/$t
+    [[ -x $bin ]] || bin=$build/$t
     # the corpus only (no findings): a finding aborts the replay and loses its profile
-    rbin=$cov/fuzz/${t}_replay
-    [[ -x $rbin ]] || rbin=$cov/${t}_replay
-    LLVM_PROFILE_FILE="$cov/$t.profraw" "$rbin" "$root/fuzz/corpus/$t" >/dev/null 2>&1 || echo "warning: $t replay of the corpus failed"
-    objs+=(-object "$rbin")
+    ( cd "$build" && LLVM_PROFILE_FILE="$build/cov-$t.profraw" "$bin" -runs=0 -timeout=20 -rss_limit_mb=2048 "$root/fuzz/corpus/$t" ) \
+      >"$build/$t.cov.log" 2>&1 || echo "warning: $t replay of the corpus failed (see $build/$t.cov.log)"
+    objs+=(-object "$bin")
   done
-  llvm-profdata-14 merge -sparse "$cov"/*.profraw -o "$cov/all.profdata"
+  llvm-profdata-14 merge -sparse "$build"/cov-*.profraw -o "$build/all.profdata"
   echo "== line coverage of include/talus and hil/ (corpus replay, ${targets[*]})"
-  llvm-cov-14 report "${objs[@]:1}" -instr-profile="$cov/all.profdata" "$root/include/talus" "$root/hil" | tail -60
+  llvm-cov-14 report "${objs[@]:1}" -instr-profile="$build/all.profdata" "$root/include/talus" "$root/hil" | tail -60
 fi
 
 echo "== summary"
