@@ -46,8 +46,11 @@ inline void finding(const char* function, Status s, const char* promise, const c
 
 // ---- heap hook (promise 5): counts malloc/free while armed --------------------------------
 
-inline volatile int g_heap_armed = 0;
-inline volatile long g_heap_calls = 0;
+// Per thread: only the thread that armed the hook counts. libFuzzer's own threads (the RSS
+// watcher starts while the first input runs) allocate at any time; counted globally, a thread
+// start inside a talus call would be reported as that call's heap use.
+inline thread_local volatile int g_heap_armed = 0;
+inline thread_local volatile long g_heap_calls = 0;
 
 #ifdef TALUS_FUZZ_HEAP_HOOK
 inline void heap_malloc_hook(const volatile void*, std::size_t) {

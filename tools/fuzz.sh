@@ -72,7 +72,7 @@ if [[ $coverage == 1 ]]; then
     bin=$build/fuzz/$t
     [[ -x $bin ]] || bin=$build/$t
     # the corpus only (no findings): a finding aborts the replay and loses its profile
-    ( cd "$build" && LLVM_PROFILE_FILE="$build/cov-$t.profraw" "$bin" -runs=0 -timeout=20 -rss_limit_mb=2048 "$root/fuzz/corpus/$t" ) \
+    ( cd "$build" && LLVM_PROFILE_FILE="$build/cov-$t.profraw" "$bin" -runs=0 -timeout=20 -rss_limit_mb=0 "$root/fuzz/corpus/$t" ) \
       >"$build/$t.cov.log" 2>&1 || echo "warning: $t replay of the corpus failed (see $build/$t.cov.log)"
     objs+=(-object "$bin")
   done

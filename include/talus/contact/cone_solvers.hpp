@@ -72,6 +72,11 @@
 ///     primal_residual = maxᵢ dist(fᵢ, Kᵢ)          ≤ τ_a + τ_r s_f
 ///     dual_residual   = maxᵢ dist(σ̃ᵢ, Kᵢ*)         ≤ τ_a + τ_r s_σ
 ///     complementarity = maxᵢ |fᵢ · σ̃ᵢ|             ≤ τ_a + τ_r s_f s_σ.
+/// The dual residual and the complementarity each include the rounding bound of the De Saxcé
+/// term, 2 n ε μᵢ s_σ (times s_f for the complementarity), n = 3nc: σ_t is known to n ε s_σ
+/// and σ̃_n = σ_n + μ‖σ_t‖ multiplies that by μ. So a residual is an upper bound on the exact
+/// one, and where the bound alone exceeds the tolerance (float with μ n ε ≳ τ_r, e.g. μ ≳ 300
+/// for 4 contacts at the default τ_r) no answer passes: not_converged, never a false ok.
 /// The answer f is accepted only when all three hold (ConeSolverReport then holds them).
 /// Defaults τ_a = 0, τ_r = √ε (1.5e-8 double, 3.5e-4 float). The iteration count is the
 /// number of sweeps (PGS) or ADMM steps done; 0 when the start point (f = 0, or the warm
@@ -146,8 +151,8 @@ template <class S>
 struct ConeSolverReport {
   int iterations = 0;
   S primal_residual = S(0);  ///< maxᵢ dist(fᵢ, Kᵢ), N
-  S dual_residual = S(0);    ///< maxᵢ dist(σ̃ᵢ, Kᵢ*), m/s (or m/s²)
-  S complementarity = S(0);  ///< maxᵢ |fᵢ · σ̃ᵢ|
+  S dual_residual = S(0);    ///< maxᵢ dist(σ̃ᵢ, Kᵢ*) + its rounding bound (file comment), m/s (or m/s²)
+  S complementarity = S(0);  ///< maxᵢ |fᵢ · σ̃ᵢ| + its rounding bound
   /// What each residual was held to at the last check (file comment): ta + tr s_f, ta + tr s_σ,
   /// ta + tr s_f s_σ; ok ⇒ each residual ≤ its tolerance.
   S primal_tolerance = S(0);
@@ -190,11 +195,23 @@ struct ConeSolverWorkspace {
 
 namespace detail {
 
+/// √(a² + b²) without losing a tiny or a huge pair to the squares: the plain sum when it is
+/// in the range where an underflowed square is below rounding (≥ min/ε) and nothing
+/// overflowed, else std::hypot. Without it a tangential force or velocity below ~1e-19
+/// (float; 1e-154 double) read as 0, and the check passed a force outside the cone.
+template <class S>
+S norm2(S a, S b) {
+  using std::sqrt;
+  const S s = a * a + b * b;
+  if (s >= std::numeric_limits<S>::min() / Eigen::NumTraits<S>::epsilon() && s <= std::numeric_limits<S>::max())
+    return sqrt(s);
+  return std::hypot(a, b);  // NaN when a or b is NaN (and not ±∞), as the sum
+}
+
 /// Projection of v (3 entries from index k, normal first) onto K_μ, in place.
 template <class S, class V>
 void cone_project(S mu, V& v, int k) {
-  using std::sqrt;
-  const S n = v.coeff(k), t = sqrt(v.coeff(k + 1) * v.coeff(k + 1) + v.coeff(k + 2) * v.coeff(k + 2));
+  const S n = v.coeff(k), t = norm2<S>(v.coeff(k + 1), v.coeff(k + 2));
   if (t <= mu * n && n >= S(0)) return;  // inside (n ≥ 0 tested too: for μ = 0, t = 0 and −0 ≤ 0·n)
   if (mu * t <= -n) {       // in the polar cone −K*: projects to the apex
     v.coeffRef(k) = v.coeffRef(k + 1) = v.coeffRef(k + 2) = S(0);
@@ -212,7 +229,7 @@ template <class S>
 S cone_distance(S mu, S n, S t1, S t2) {
   Eigen::Matrix<S, 3, 1> p(n, t1, t2);
   cone_project(mu, p, 0);
-  return (Eigen::Matrix<S, 3, 1>(n, t1, t2) - p).norm();
+  return norm2(n - p(0), norm2(t1 - p(1), t2 - p(2)));
 }
 
 /// dist(v, K*) = ‖proj_K(−v)‖ (Moreau: v = proj_K*(v) − proj_K(−v), the two orthogonal).
@@ -220,7 +237,7 @@ template <class S>
 S dual_cone_distance(S mu, S n, S t1, S t2) {
   Eigen::Matrix<S, 3, 1> p(-n, -t1, -t2);
   cone_project(mu, p, 0);
-  return p.norm();
+  return norm2(p(0), norm2(p(1), p(2)));
 }
 
 /// The check of the file comment at f (entries of v): computes ws.sigma = W f + b, the
@@ -247,14 +264,15 @@ bool cone_check(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, 
     sf = std::max(sf, abs(f.coeff(k)));
   }
   S p = S(0), d = S(0), c = S(0);
+  const S rounding = S(2) * S(n) * Eigen::NumTraits<S>::epsilon() * ss;  // of σ_t, before μ (file comment)
   for (int i = 0; i < nc; ++i) {
     const int k = 3 * i;
     const S m = static_cast<S>(mu.coeff(i));
     const S st1 = ws.sigma.coeff(k + 1), st2 = ws.sigma.coeff(k + 2);
-    const S sn = ws.sigma.coeff(k) + m * sqrt(st1 * st1 + st2 * st2);  // De Saxcé: σ̃_n
+    const S sn = ws.sigma.coeff(k) + m * norm2(st1, st2);  // De Saxcé: σ̃_n
     p = std::max(p, cone_distance(m, f.coeff(k), f.coeff(k + 1), f.coeff(k + 2)));
-    d = std::max(d, dual_cone_distance(m, sn, st1, st2));
-    c = std::max(c, abs(f.coeff(k) * sn + f.coeff(k + 1) * st1 + f.coeff(k + 2) * st2));
+    d = std::max(d, dual_cone_distance(m, sn, st1, st2) + m * rounding);
+    c = std::max(c, abs(f.coeff(k) * sn + f.coeff(k + 1) * st1 + f.coeff(k + 2) * st2) + m * rounding * sf);
   }
   report.primal_residual = p;
   report.dual_residual = d;
@@ -495,7 +513,7 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
     const S m = static_cast<S>(mu.coeff(i));
     const S t1 = ws.sigma.coeff(k + 1), t2 = ws.sigma.coeff(k + 2);
     // proj_K*(v) = v + proj_K(−v) (Moreau), v = σ̃
-    Eigen::Matrix<S, 3, 1> v(ws.sigma.coeff(k) + m * sqrt(t1 * t1 + t2 * t2), t1, t2), p = -v;
+    Eigen::Matrix<S, 3, 1> v(ws.sigma.coeff(k) + m * detail::norm2(t1, t2), t1, t2), p = -v;
     detail::cone_project(m, p, 0);
     for (int r = 0; r < 3; ++r) ws.z.coeffRef(k + r) = v.coeff(r) + p.coeff(r);
   }
@@ -527,7 +545,7 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
     for (int i = 0; i < nc; ++i) {
       const int k = 3 * i;
       const S t1 = ws.z.coeff(k + 1), t2 = ws.z.coeff(k + 2);
-      ws.rhs.coeffRef(k) -= static_cast<S>(mu.coeff(i)) * sqrt(t1 * t1 + t2 * t2);
+      ws.rhs.coeffRef(k) -= static_cast<S>(mu.coeff(i)) * detail::norm2(t1, t2);
     }
     detail::cone_chol_solve(ws, n, ws.rhs);
     ws.x = ws.rhs;

@@ -478,11 +478,13 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
     const S s = w.coeff(i), mi = row_max.coeff(i);
     const S swi = abs(static_cast<S>(q.coeff(i))) + S(n) * mi * sz;
     const S tol = tau_c * swi + floor;  // allowed violation of wᵢ ≥ 0 and of wᵢ = 0 where zᵢ > 0
-    const S neg = s < S(0) ? -s : S(0), comp = abs(z.coeff(i) * s);
-    within = within && neg <= tol && comp <= sz * tol;
+    // zᵢ wᵢ ≤ s_z tol as (zᵢ / s_z) |wᵢ| ≤ tol: the product of two small numbers underflows
+    // (float: 1e-28 · 1e-28 → 0, a violated row passing), the ratio zᵢ / s_z ≤ 1 cannot
+    const S neg = s < S(0) ? -s : S(0), comp = (sz > S(0) ? abs(z.coeff(i)) / sz : S(0)) * abs(s);
+    within = within && neg <= tol && comp <= tol;
     // relative violations (0/0 → 0): each divided by its row's scale
     if (neg > S(0)) vw = std::max(vw, neg / (swi + floor / tau_c));
-    if (comp > S(0)) vc = std::max(vc, comp / (sz * (swi + floor / tau_c)));
+    if (comp > S(0)) vc = std::max(vc, comp / (swi + floor / tau_c));
   }
   // z itself is not checked: it is clamped, and w is evaluated at the clamped z, so a slightly
   // negative zᵢ (an ill-conditioned basis: its forward error) costs only what it changes in w.
