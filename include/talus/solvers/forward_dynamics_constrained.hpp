@@ -53,7 +53,7 @@ Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typ
   return Status::ok;
 }
 /// r ← target − G x, the residual of the constraint equations G x = target at the returned x;
-/// returns the relative residual ‖r‖∞ / max(‖target‖∞, ‖ |G| |x| ‖∞) (0 when r = 0).
+/// returns the relative residual ‖r‖∞ / max(1, ‖target‖∞, ‖ |G| |x| ‖∞) (0 when r = 0).
 /// constraint_residual below: whether it is above rounding, > 4 m eps.
 ///
 /// Why it can be (and what one refinement step does about it): the Schur-complement methods
@@ -70,7 +70,7 @@ typename R::Scalar relative_constraint_residual(const GM& G, const TV& target, c
   using S = typename R::Scalar;
   const int m = static_cast<int>(G.rows());
   r = target;
-  S scale = S(0), rmax = S(0);
+  S scale = S(1), rmax = S(0);  // at least 1 (m/s² or m/s): an answer at rest (x, target ≈ 0) is held to √ε absolute
   for (int i = 0; i < m; ++i) {
     S gx = S(0), ax = S(0);
     for (int j = 0; j < G.cols(); ++j) {
@@ -98,7 +98,7 @@ bool constraint_residual(const GM& G, const TV& target, const X& x, R& r) {
 }
 
 /// The tolerance every method but direct and proximal holds its answer's relative constraint
-/// residual ‖G x − target‖∞ / max(‖target‖∞, ‖ |G| |x| ‖∞) to: √eps (1.5e-8 double, 3.5e-4
+/// residual ‖G x − target‖∞ / max(1, ‖target‖∞, ‖ |G| |x| ‖∞) to: √eps (1.5e-8 double, 3.5e-4
 /// float), the constraint equations holding to half the digits of S. Not the direct method's
 /// 64 n eps: after the one refinement step the Schur-complement methods (range space,
 /// Kokkevis, articulated) are left at about (κ(K) eps)·(the first residual), K = G H⁻¹ Gᵀ,
