@@ -21,27 +21,34 @@ cleanup() {
   rm -f "$log" "$san_log"
 }
 trap cleanup EXIT
+stamp() { echo "=== [$(date -u +%H:%M:%S), ${SECONDS} s] $*"; }  # the CI time table reads these
 stage() {  # stage <preset>: a workflow preset, its output kept for the count at the end
-  echo "=== target: $1"
+  stamp "target: $1"
   cmake --workflow --preset "$1" 2>&1 | tee -a "$log"
 }
 # The plainest build a CMake user runs (CMake's Release, -O3), tested as is; the preset
 # host-release (cmake --workflow --preset test) has exactly this cache.
-echo "=== host: cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release"
+stamp "host: cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release"
 cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release 2>&1 | tee -a "$log"
 cmake --build build/host-release -j2 2>&1 | tee -a "$log"
+stamp "host: ctest"
 ctest --test-dir build/host-release -j2 --output-on-failure --timeout 900 2>&1 | tee -a "$log"
 
-echo "=== host with AddressSanitizer + UndefinedBehaviorSanitizer (in the background; its output follows the targets')"
+stamp "host with AddressSanitizer + UndefinedBehaviorSanitizer (in the background; its output follows the targets')"
 set -m  # its own process group, so that a failure in the foreground stops it too
-(cmake --workflow --preset sanitize >"$san_log" 2>&1) &
+(
+  rc=0
+  cmake --workflow --preset sanitize >"$san_log" 2>&1 || rc=$?
+  echo "=== [$(date -u +%H:%M:%S)] sanitizer stage finished (exit ${rc})" >>"$san_log"
+  exit "${rc}"
+) &
 san_pid=$!
 set +m
 stage cortex-m4f
 stage cortex-m4f-freertos
 stage aarch64
 stage x86-64
-echo "=== waiting for the sanitizer stage"
+stamp "waiting for the sanitizer stage"
 san_rc=0
 wait "${san_pid}" || san_rc=$?
 san_pid=""
@@ -54,5 +61,6 @@ stage x86-64-freertos
 stage cortex-m7
 stage cortex-m7-freertos
 total=$(grep -oE "tests failed out of [0-9]+" "$log" | awk '{n += $5} END {print n + 0}')
+stamp "done"
 echo "run-tests: host and all targets passed"
 echo "${total} passed, 0 failed"
