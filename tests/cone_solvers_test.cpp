@@ -12,10 +12,11 @@
 #include <random>
 
 #include <Eigen/Cholesky>
+#include <Eigen/SVD>
 #include <gtest/gtest.h>
 
 #include <talus/contact/cone_solvers.hpp>
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 #include "support/alloc_trap.hpp"
 
@@ -244,22 +245,32 @@ TEST(ConsistencyCone, StickingAgainstLinearSolve) {
               MaxC, worst_cond, max_it[pgs], max_it[admm]);
 }
 
+// A random frictional problem of nc contacts: W = random_delassus, b uniform in [-1, 1]
+// (separating, sticking and sliding contacts mixed), μᵢ = 0.55 + 0.45 u, u uniform in [-1, 1].
+struct FrictionalProblem {
+  MatX W;
+  VecX b, mu;
+};
+FrictionalProblem random_frictional(int nc, std::mt19937& rng) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  FrictionalProblem p{random_delassus(nc, rng), VecX(3 * nc), VecX(nc)};
+  for (int k = 0; k < 3 * nc; ++k) p.b(k) = u(rng);
+  for (int i = 0; i < nc; ++i) p.mu(i) = 0.55 + 0.45 * u(rng);
+  return p;
+}
+
 // Random frictional problems (μ ∈ [0.1, 1], b random: separating, sticking and sliding
 // contacts mixed): every ok answer satisfies Coulomb's law (checked directly); both methods
 // converge on these, and agree when the solution is unique enough to compare.
 TEST(ConsistencyCone, RandomFrictionalCoulombLaw) {
   std::mt19937 rng(7);
-  std::uniform_real_distribution<double> u(-1, 1);
   Cases total;
   int ok[2] = {0, 0}, trials = 0, max_it[2] = {0, 0};
   double max_diff = 0;
   for (int nc = 1; nc <= MaxC; ++nc) {
     for (int trial = 0; trial < 20; ++trial) {
       ++trials;
-      const MatX W = random_delassus(nc, rng);
-      VecX b(3 * nc), mu(nc);
-      for (int k = 0; k < 3 * nc; ++k) b(k) = u(rng);
-      for (int i = 0; i < nc; ++i) mu(i) = 0.55 + 0.45 * u(rng);
+      const auto [W, b, mu] = random_frictional(nc, rng);
       ConeSolverOptions<double> o;
       o.max_iterations = 5000;
       o.relative_tolerance = 1e-10;
@@ -375,10 +386,7 @@ TEST(ConsistencyCone, EveryOkStatesItsResidualsAndTolerances) {
   int solved = 0;
   for (int nc = 1; nc <= MaxC; ++nc) {
     for (int trial = 0; trial < 8; ++trial) {
-      const MatX W = random_delassus(nc, rng);
-      VecX b(3 * nc), mu(nc);
-      for (int k = 0; k < 3 * nc; ++k) b(k) = u(rng);
-      for (int i = 0; i < nc; ++i) mu(i) = 0.55 + 0.45 * u(rng);
+      const auto [W, b, mu] = random_frictional(nc, rng);
       ConeSolverOptions<double> o;
       o.max_iterations = 5000;
       for (Method method : {pgs, admm}) {

@@ -1,4 +1,4 @@
-// Lemke's LCP solver (talus/solvers/lcp_lemke.hpp). Suites: ReferenceLcp (literature problems
+// Lemke's LCP solver (talus/contact/lcp_lemke.hpp). Suites: ReferenceLcp (literature problems
 // with known answers, Kostreva's cycling example, no-solution rays), ConsistencyLcp (random
 // P-matrix and SPD problems against a brute-force enumeration of the complementary bases,
 // float, regularization, bad inputs), AllocLcp (no heap inside a solve).
@@ -11,12 +11,14 @@
 #include <vector>
 
 #include <Eigen/Cholesky>
+#include <Eigen/SVD>
 #include <Eigen/LU>
 #include <gtest/gtest.h>
 
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 #include "support/alloc_trap.hpp"
+#include "support/lcp_reference.hpp"
 
 namespace {
 
@@ -702,21 +704,6 @@ TEST(AllocLcp, NoHeapInSolve) {
 // from z (w = M z + q by Eigen's sums; lcp_lemke.hpp "Tolerances": each row's violation over
 // its scale s_wᵢ + floor/τ_c) to the rounding of those sums (4 n ε). Then a candidate whose
 // violation is above the tolerance is refused (check_lcp_guess), its residual above it.
-double lcp_residual_ref(const MatX& M, const VecX& q, const VecX& z, double tau_c) {
-  const int n = static_cast<int>(q.size());
-  const double eps = std::numeric_limits<double>::epsilon();
-  const VecX w = M * z + q;
-  const double sz = z.cwiseAbs().maxCoeff(), sm = M.cwiseAbs().maxCoeff(), sq = q.cwiseAbs().maxCoeff();
-  const double floor = n * eps * (sq + n * sm * sz);
-  double v = 0;
-  for (int i = 0; i < n; ++i) {
-    const double swi = std::abs(q(i)) + n * M.row(i).cwiseAbs().maxCoeff() * sz + floor / tau_c;
-    if (w(i) < 0) v = std::max(v, -w(i) / swi);
-    if (z(i) * w(i) != 0) v = std::max(v, std::abs(z(i) * w(i)) / (sz * swi));
-  }
-  return v;
-}
-
 TEST(ConsistencyLcp, EveryOkStatesItsResidualAndTolerance) {
   std::mt19937 rng(20261127);
   const double eps = std::numeric_limits<double>::epsilon();
@@ -734,7 +721,7 @@ TEST(ConsistencyLcp, EveryOkStatesItsResidualAndTolerance) {
         EXPECT_GT(r.report.tolerance, 0.0);
         EXPECT_GE(r.report.residual, 0.0);
         EXPECT_LE(r.report.residual, r.report.tolerance);
-        EXPECT_NEAR(r.report.residual, lcp_residual_ref(M, q, VecX(r.z), o.check_tolerance), 4 * n * eps)
+        EXPECT_NEAR(r.report.residual, talus_test::lcp_relative_violation(M, q, VecX(r.z), o.check_tolerance), 4 * n * eps)
             << "kind " << kind << " n " << n << " trial " << trial;
         worst = std::max(worst, r.report.residual / r.report.tolerance);
         ++solved;
@@ -752,7 +739,7 @@ TEST(ConsistencyLcp, EveryOkStatesItsResidualAndTolerance) {
   EXPECT_EQ(talus::check_lcp_guess(M, q, g, z, w, ws, o, rep), Status::singular);
   EXPECT_EQ(rep.tolerance, o.check_tolerance);
   EXPECT_GT(rep.residual, rep.tolerance);
-  EXPECT_NEAR(rep.residual, lcp_residual_ref(MatX(M), VecX(q), VecX(g), o.check_tolerance), 1e-12);
+  EXPECT_NEAR(rep.residual, talus_test::lcp_relative_violation(MatX(M), VecX(q), VecX(g), o.check_tolerance), 1e-12);
 }
 
 }  // namespace

@@ -623,6 +623,18 @@ double kkt_backward_error_ref(const Eigen::MatrixXd& H, const Eigen::MatrixXd& G
   return r == 0 ? 0 : r / (knorm * z.cwiseAbs().maxCoeff() + rhs.cwiseAbs().maxCoeff());
 }
 
+// Solo12's four feet as point contacts with world x, y and z rows (12 rows); the first
+// status that is not ok, if any.
+Status add_four_feet(const M& model, Set& cs) {
+  for (int f : kFeet) {
+    const auto& F = model.frames[f];
+    const Status st = cs.add_contact(F.body, F.placement.p,
+                                     {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()});
+    if (st != Status::ok) return st;
+  }
+  return Status::ok;
+}
+
 // Every constrained solve (issue 26 item 4): on ok, cs.residual = (value, tolerance) with
 // 0 ≤ value ≤ tolerance, tolerance > 0, and value the residual of the returned answer
 // recomputed here (to the rounding of the sums: 4 n ε of the scale). Four feet of solo12 and
@@ -632,18 +644,13 @@ TEST(ConsistencyConstraintApi, EveryConstrainedSolveReportsTheResidualItAccepted
   auto data = std::make_unique<talus::Data<M>>();
   talus::Random rng(43);
   const double eps = std::numeric_limits<double>::epsilon();
-  const std::initializer_list<Vector3<double>> xyz = {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
-                                                      Vector3<double>::UnitZ()};
   double worst[2] = {0, 0};  // largest value / tolerance: direct, the others
   int checked = 0;
   for (const double delta : {0.0, 1e-3, 1e-4}) {
     for (int trial = 0; trial < 3; ++trial) {
       const auto s = random_state(model, rng);
       auto cs = std::make_unique<Set>();
-      for (int f : kFeet) {
-        const auto& F = model.frames[f];
-        ASSERT_EQ(cs->add_contact(F.body, F.placement.p, xyz), Status::ok);
-      }
+      ASSERT_EQ(add_four_feet(model, *cs), Status::ok);
       if (delta > 0) {
         const auto& F = model.frames[kFeet[0]];
         const Vector3<double> d = Vector3<double>(1, 0.5, 0.25).normalized();
@@ -740,10 +747,7 @@ TEST(ConsistencyConstraintApi, AnAnswerAboveItsResidualToleranceIsRefused) {
     for (int trial = 0; trial < 4; ++trial) {
       const auto s = random_state(model, rng);
       auto cs = std::make_unique<Set>();
-      for (int f : kFeet) {
-        const auto& F = model.frames[f];
-        ASSERT_EQ(cs->add_contact(F.body, F.placement.p, xyz), Status::ok);
-      }
+      ASSERT_EQ(add_four_feet(model, *cs), Status::ok);
       const auto& F = model.frames[kFeet[0]];
       ASSERT_EQ(cs->add_contact(F.body, F.placement.p + delta * Vector3<double>(1, 0.5, 0.25).normalized(), xyz),
                 Status::ok);

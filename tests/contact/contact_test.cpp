@@ -20,6 +20,7 @@
 
 #include "constraints/constraint_checks.hpp"
 #include "support/alloc_trap.hpp"
+#include "support/lcp_reference.hpp"
 
 namespace talus_test {
 namespace {
@@ -1022,25 +1023,10 @@ TEST(AllocContact, NoHeapInAnySolveWithContactsToggled) {
 // ContactReport::residual (status.hpp, issue 26 item 4): on ok one pair (value, tolerance),
 // 0 ≤ value ≤ tolerance, tolerance > 0, from the solve that produced the forces. Lemke
 // without the active-set recovery: the LCP check's relative violation recomputed here from
-// the problem's own M, q and z (lcp_lemke.hpp "Tolerances"), against check_tolerance. With the
+// the problem's own M, q and z (support/lcp_reference.hpp), against check_tolerance. With the
 // recovery: its physical residual against Lemke's (when it replaced the answer). Exact cones:
 // the largest residual/tolerance ratio of the cone report, against 1; at the iteration cap it
 // is above 1 and the solve is refused. Solo12 on four feet, torques that lift feet.
-double lcp_violation(const Eigen::MatrixXd& Mm, const Eigen::VectorXd& q, const Eigen::VectorXd& z, double tau_c) {
-  const int n = static_cast<int>(q.size());
-  const double eps = std::numeric_limits<double>::epsilon();
-  const Eigen::VectorXd w = Mm * z + q;
-  const double sz = z.cwiseAbs().maxCoeff(), sq = q.cwiseAbs().maxCoeff(), sm = Mm.cwiseAbs().maxCoeff();
-  const double floor = n * eps * (sq + n * sm * sz);
-  double v = 0;
-  for (int i = 0; i < n; ++i) {
-    const double swi = std::abs(q(i)) + n * Mm.row(i).cwiseAbs().maxCoeff() * sz + floor / tau_c;
-    if (w(i) < 0) v = std::max(v, -w(i) / swi);
-    if (z(i) * w(i) != 0) v = std::max(v, std::abs(z(i) * w(i)) / (sz * swi));
-  }
-  return v;
-}
-
 TEST(ConsistencyContact, EveryOkCarriesTheResidualItWasAcceptedOn) {
   const double eps = std::numeric_limits<double>::epsilon();
   Solo s(1.0);
@@ -1082,7 +1068,7 @@ TEST(ConsistencyContact, EveryOkCarriesTheResidualItWasAcceptedOn) {
         EXPECT_EQ(r.tolerance, o.lcp.check_tolerance);
         const auto& ws = s.cp->ws;
         const int n = static_cast<int>(ws.q.size());
-        EXPECT_NEAR(r.value, lcp_violation(Eigen::MatrixXd(ws.M), Eigen::VectorXd(ws.q), Eigen::VectorXd(ws.z),
+        EXPECT_NEAR(r.value, lcp_relative_violation(Eigen::MatrixXd(ws.M), Eigen::VectorXd(ws.q), Eigen::VectorXd(ws.z),
                                            o.lcp.check_tolerance),
                     4 * n * eps);
         worst[0] = std::max(worst[0], r.value / r.tolerance);
