@@ -1,4 +1,4 @@
-// fuzz_lcp: solve_lcp_lemke and check_lcp_guess (talus/solvers/lcp_lemke.hpp) on fuzzed LCPs, LcpWorkspace<S, 8>
+// fuzz_lcp: solve_lcp_lemke and check_lcp_guess (talus/contact/lcp_lemke.hpp) on fuzzed LCPs, LcpWorkspace<S, 8>
 // for S = double and float. n is 0..10 (beyond the capacity 8 must be invalid_input with zero
 // outputs), M raw, symmetrised or made a P-matrix (A Aᵀ + I, or diagonally dominant), q and
 // the options (tolerances, pivot cap, covering vector, regularization incl. a value outside
@@ -16,7 +16,7 @@
 // same bits twice.
 #include <memory>
 
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 #include "fuzz_support.hpp"
 

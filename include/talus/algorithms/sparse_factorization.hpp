@@ -75,6 +75,19 @@ void solve_l_unchecked(const Data<ModelT>& data, X& x) {  // x ← L⁻¹ x
     x.row(i) /= L(i, i);
   }
 }
+
+/// W ← W L⁻¹ in place, for W with nv columns (W = G L⁻¹ for a constraint Jacobian G: then
+/// W Wᵀ = G H⁻¹ Gᵀ and Wᵀ = L⁻ᵀ Gᵀ). By columns, last to first, along the λ chains: each
+/// column of a column-major W is contiguous, so the tree-sparse substitution runs on whole
+/// columns. data.L must hold a valid factor (ltl_factor_valid).
+template <class ModelT, class WMatrix>
+void solve_right_l_unchecked(const Data<ModelT>& data, WMatrix& W) {
+  using Tree = typename ModelT::Tree;
+  for (int i = ModelT::nv - 1; i >= 0; --i) {
+    W.col(i) /= data.L(i, i);
+    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) W.col(j) -= data.L(i, j) * W.col(i);
+  }
+}
 }  // namespace detail
 
 /// data.L ← sparse Lᵀ L factor of data.H. Returns singular if H is not positive definite

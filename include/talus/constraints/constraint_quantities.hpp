@@ -9,82 +9,13 @@
 /// (m/s², rad/s²); errors in m and rad.
 #include <talus/algorithms/crba.hpp>
 #include <talus/algorithms/rnea.hpp>
+#include <talus/algorithms/system_kinematics.hpp>
+#include <talus/math/rotation.hpp>
 #include <talus/constraints/constraint_set.hpp>
 
 namespace talus {
 
 namespace detail {
-
-/// World-frame motion of a frame bMf attached to body b (b = −1: the world, at rest):
-/// rotation and origin, angular velocity, origin velocity, and (from data.a, so with the
-/// q̈ used in forward kinematics) angular acceleration and classical origin acceleration.
-template <class S>
-struct FrameMotion {
-  Matrix3<S> R = Matrix3<S>::Identity();
-  Vector3<S> p = Vector3<S>::Zero();
-  Vector3<S> w = Vector3<S>::Zero(), dp = Vector3<S>::Zero(), dw = Vector3<S>::Zero(), ddp = Vector3<S>::Zero();
-};
-
-template <class ModelT>
-FrameMotion<typename ModelT::Scalar> frame_motion(const Data<ModelT>& data, int b, const Transform<typename ModelT::Scalar>& bMf,
-                                                  bool with_motion) {
-  using S = typename ModelT::Scalar;
-  FrameMotion<S> m;
-  if (b < 0) {
-    m.R = bMf.R;
-    m.p = bMf.p;
-    return m;
-  }
-  const Transform<S>& oMb = data.oMi[b];
-  m.R = oMb.R * bMf.R;
-  m.p = oMb.act_point(bMf.p);
-  if (!with_motion) return m;
-  const Vector3<S> w = data.v[b].template head<3>();
-  const Vector3<S> vp = data.v[b].template tail<3>() + w.cross(bMf.p);
-  const Vector3<S> al = data.a[b].template head<3>();
-  const Vector3<S> ap = data.a[b].template tail<3>() + al.cross(bMf.p) + w.cross(vp);
-  m.w = oMb.R * w;
-  m.dp = oMb.R * vp;
-  m.dw = oMb.R * al;
-  m.ddp = oMb.R * ap;
-  return m;
-}
-
-/// Rotation vector (axis · angle, rad) of a rotation matrix.
-template <class S>
-Vector3<S> rotation_log(const Matrix3<S>& R) {
-  using std::atan2;
-  const Vector3<S> d(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
-  const S s2 = d.norm();  // 2 sin θ
-  const S c2 = R.trace() - S(1);  // 2 cos θ
-  const S theta = atan2(s2, c2);
-  if (s2 < S(1e-6)) {
-    if (c2 > S(0)) return S(0.5) * d;  // θ ≈ 0: log ≈ vee(R − Rᵀ)/2
-    // θ ≈ π: axis from the diagonal of (R + I)/2 = n nᵀ
-    const Matrix3<S> B = S(0.5) * (R + Matrix3<S>::Identity());
-    int k = 0;
-    B.diagonal().maxCoeff(&k);
-    Vector3<S> n = B.col(k) / std::sqrt(B(k, k));
-    return theta * n.normalized();
-  }
-  return (theta / s2) * d;
-}
-
-/// Forward kinematics at (q, v) with q̈ = 0 (with_motion: data.v, data.a too) and the world
-/// Jacobian columns data.J: what every constraint row is computed from.
-template <class ModelT, class Q, class V>
-void kinematics_with_world_jacobian(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, bool with_motion) {
-  using S = typename ModelT::Scalar;
-  using Tree = typename ModelT::Tree;
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  if (with_motion) kinematics_pass<2>(model, data, q, v, zero);
-  else kinematics_pass<0>(model, data, q, v, v);
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    using Jt = typename Tree::template Joint<I>;
-    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
-  });
-}
 
 /// Which quantities a pass computes.
 enum PassLevel : int { pass_jacobian = 1, pass_gamma = 2, pass_position_error = 4, pass_velocity_error = 8 };
@@ -247,33 +178,6 @@ bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
                      int what) {
   kinematics_with_world_jacobian(model, data, q, v, (what & (pass_gamma | pass_velocity_error)) != 0);
   return constraint_rows(model, data, cs, q, v, what);
-}
-
-/// The forward pass of the whole constrained system in one sweep over the tree (each body's
-/// placement computed once, not three times as by crba, rnea and constraint_pass in turn):
-/// per body, CRBA's step (oMi, liMi, world Jacobian columns, world inertia), RNEA's at q̈ = 0
-/// (v, a_gf with gravity, f), and the acceleration at q̈ = 0 without gravity that the
-/// constraints' γ reads (data.a). Every quantity is computed by the same expressions as by the
-/// separate algorithms, so the results are the same to the last bit.
-template <bool WithFext, class ModelT, class Q, class V>
-void constrained_system_forward(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v,
-                                const ExternalForces<ModelT>* fext) {
-  using S = typename ModelT::Scalar;
-  using Tree = typename ModelT::Tree;
-  const auto a_world = gravity_acceleration(model);
-  static_for<ModelT::nb>([&](auto i) {
-    constexpr int I = decltype(i)::value;
-    constexpr int P = Tree::parent[I];
-    using J = typename Tree::template Joint<I>;
-    crba_forward_body<I>(model, data, q);
-    rnea_forward_body<I, 1, WithFext>(model, data, v, v, fext, a_world);
-    if constexpr (P < 0) {
-      data.a[I].setZero();
-    } else {
-      const Motion<S> vJ = J::template motion<S>(model.axis[I], v.template segment<J::nv>(Tree::idx_v[I]));
-      data.a[I] = data.liMi[I].inverse_act_motion(data.a[P]) + cross_motion<S>(data.v[I], vJ);
-    }
-  });
 }
 
 /// The checks every constraint function and solver runs first; records why it refuses

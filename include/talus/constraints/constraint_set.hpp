@@ -77,7 +77,7 @@
 #include <initializer_list>
 
 #include <talus/algorithms/jacobians.hpp>
-#include <talus/solvers/workspace.hpp>
+#include <talus/linalg/kkt_workspace.hpp>
 
 namespace talus {
 

@@ -64,7 +64,7 @@
 #include <utility>
 
 #include <talus/contact/contact_problem.hpp>
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 namespace talus {
 

@@ -102,7 +102,9 @@
 
 #include <Eigen/Core>
 
-#include <talus/model/check.hpp>
+#include <talus/linalg/cholesky.hpp>
+#include <talus/linalg/finite.hpp>
+#include <talus/linalg/sizes.hpp>
 #include <talus/status.hpp>
 
 namespace talus {
@@ -445,39 +447,22 @@ Status solve_cone_pgs(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB
 
 namespace detail {
 
-/// ws.L ← Cholesky factor of W + ρI (lower triangle); false if a pivot is not > 0.
+/// ws.L ← Cholesky factor of W + ρI (lower triangle, cholesky_factor); false if a pivot is
+/// not > 0.
 template <class S, int MaxC, class DW>
 bool cone_cholesky(const Eigen::MatrixBase<DW>& W, S rho, int n, ConeSolverWorkspace<S, MaxC>& ws) {
-  using std::sqrt;
   ws.L.resize(n, n);
   for (int j = 0; j < n; ++j) {
-    S djj = static_cast<S>(W.coeff(j, j)) + rho;
-    for (int k = 0; k < j; ++k) djj -= ws.L.coeff(j, k) * ws.L.coeff(j, k);
-    if (!(djj > S(0))) return false;  // also NaN
-    const S ljj = sqrt(djj);
-    ws.L.coeffRef(j, j) = ljj;
-    for (int i = j + 1; i < n; ++i) {
-      S s = static_cast<S>(W.coeff(i, j));
-      for (int k = 0; k < j; ++k) s -= ws.L.coeff(i, k) * ws.L.coeff(j, k);
-      ws.L.coeffRef(i, j) = s / ljj;
-    }
+    ws.L.coeffRef(j, j) = static_cast<S>(W.coeff(j, j)) + rho;
+    for (int i = j + 1; i < n; ++i) ws.L.coeffRef(i, j) = static_cast<S>(W.coeff(i, j));
   }
-  return true;
+  return cholesky_factor(ws.L, n) == Status::ok;
 }
 
-/// v ← (L Lᵀ)⁻¹ v, in place (forward then backward substitution).
+/// v ← (L Lᵀ)⁻¹ v, in place, with the factor of cone_cholesky.
 template <class S, int MaxC>
 void cone_chol_solve(ConeSolverWorkspace<S, MaxC>& ws, int n, typename ConeSolverWorkspace<S, MaxC>::Vector& v) {
-  for (int i = 0; i < n; ++i) {
-    S s = v.coeff(i);
-    for (int k = 0; k < i; ++k) s -= ws.L.coeff(i, k) * v.coeff(k);
-    v.coeffRef(i) = s / ws.L.coeff(i, i);
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    S s = v.coeff(i);
-    for (int k = i + 1; k < n; ++k) s -= ws.L.coeff(k, i) * v.coeff(k);
-    v.coeffRef(i) = s / ws.L.coeff(i, i);
-  }
+  cholesky_solve(ws.L, n, v);
 }
 
 }  // namespace detail

@@ -19,8 +19,8 @@
 /// Every problem eliminates the bilateral rows first, with a rank-revealing factorization
 /// (redundant bilateral rows are tolerated when consistent), and builds the LCP on the
 /// bilateral-reduced operator P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹: the unilateral rows see the robot
-/// as the bilateral constraints leave it (Drake's final code used H⁻¹ here: wrong friction
-/// when a bilateral constraint is present). The LCP is solved by Lemke's method
+/// as the bilateral constraints leave it (with H⁻¹ alone the friction would be wrong whenever a
+/// bilateral constraint is present; docs/contact.md, Drake → talus). The LCP is solved by Lemke's method
 /// (lcp_lemke.hpp: lexicographic, capped, every answer checked against the unregularized
 /// problem). Before Lemke the *sticking guess* is tried (ContactOptions::sticking_guess, on by
 /// default): every active contact pushes and sticks, no limit acts, i.e. the bilateral answer
@@ -55,7 +55,7 @@
 #include <talus/contact/contact_problem.hpp>
 #include <talus/model/configuration.hpp>
 #include <talus/solvers/forward_dynamics_proximal.hpp>
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 namespace talus {
 
@@ -106,7 +106,7 @@ struct ContactOptions {
   /// passes Lemke's own check of the LCP (lcp_lemke.hpp, check_lcp_guess), else runs from
   /// scratch; PGS and ADMM start from it (when inside the cones) unless cone.warm_start. Not
   /// tried when a contact slides. A guess with a force clearly outside its cone is dropped
-  /// after the solve, before any check (measured cost then ≈ 1–2 µs on solo12, bench/RESULTS.md).
+  /// after the solve, before any check (its cost, one small Cholesky solve: bench/RESULTS.md).
   bool sticking_guess = true;
   /// Lemke: once the LCP's answer is known, refine it on the physical system of its active
   /// rows (active_set_recovery.hpp: q̈ from the rows' accelerations, not from the LCP's

@@ -63,7 +63,7 @@
 
 #include <talus/constraints/constraint_set.hpp>
 #include <talus/contact/cone_solvers.hpp>
-#include <talus/solvers/lcp_lemke.hpp>
+#include <talus/contact/lcp_lemke.hpp>
 
 namespace talus {
 
@@ -464,7 +464,7 @@ class ContactProblem {
   }
   static bool same(const char* a, const char* b) {
     if (a == nullptr || b == nullptr) return false;
-    while (*a != '\0' && *a == *b) ++a, ++b;
+    for (; *a != '\0' && *a == *b; ++a) ++b;
     return *a == *b;
   }
 

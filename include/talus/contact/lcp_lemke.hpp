@@ -28,8 +28,8 @@
 /// z₀). Cost per pivot: one column (n² multiply-adds), its row-wise error bound and the basic
 /// values' bound |B⁻¹| |q| (2n²), in one column-major pass over B⁻¹, and the rank-1 update of
 /// B⁻¹ and x (n² + n): about 4n² flops, in loops over contiguous columns that compilers
-/// vectorize (3.5× faster than the row-by-row loops it replaced: 240 → 68 µs for a 48-unknown
-/// redundant-contact impact on the bench machine, -O3 -march=native). At the end two steps of iterative
+/// vectorize (bench/RESULTS.md has the measurement against the row-by-row loops they replaced).
+/// At the end two steps of iterative
 /// refinement (x += B⁻¹ (q − B x), 2n² each) polish x before the check.
 ///
 /// **Lexicographic ratio test.** A degenerate problem (a basic variable at zero, e.g. equal
@@ -136,7 +136,8 @@
 
 #include <Eigen/Core>
 
-#include <talus/model/check.hpp>
+#include <talus/linalg/finite.hpp>
+#include <talus/linalg/sizes.hpp>
 #include <talus/status.hpp>
 
 namespace talus {

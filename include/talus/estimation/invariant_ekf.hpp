@@ -56,10 +56,11 @@
 /// enters the state. Nothing allocates; every call does a fixed amount of work.
 #include <array>
 
-#include <Eigen/Cholesky>
+#include <Eigen/Core>
 
 #include <talus/math/rotation.hpp>
-#include <talus/model/check.hpp>
+#include <talus/linalg/cholesky.hpp>
+#include <talus/linalg/finite.hpp>
 #include <talus/status.hpp>
 
 namespace talus {
@@ -391,11 +392,14 @@ class InvariantEkf {
     const Matrix3<S> HPHt = PHt.template middleRows<3>(k) - PHt.template middleRows<3>(ip);
     Matrix3<S> Sm = HPHt + N;
     Sm = S(0.5) * (Sm + Sm.transpose());
-    const Eigen::LLT<Matrix3<S>> llt(Sm);
-    if (llt.info() != Eigen::Success || !(llt.matrixLLT().diagonal().minCoeff() > S(0)))
-      return fail(Status::singular, EstimatorFailureReason::singular, j);
-    const Gain K = llt.solve(PHt.transpose()).transpose();  // K = P Hᵀ S⁻¹ (S symmetric)
-    nis = z.dot(llt.solve(z));
+    Matrix3<S> L = Sm;  // S = L Lᵀ
+    if (cholesky_factor(L, 3) != Status::ok) return fail(Status::singular, EstimatorFailureReason::singular, j);
+    Eigen::Matrix<S, 3, dim> Kt = PHt.transpose();
+    cholesky_solve(L, 3, Kt);
+    const Gain K = Kt.transpose();  // K = P Hᵀ S⁻¹ (S symmetric)
+    Vector3<S> Sinv_z = z;
+    cholesky_solve(L, 3, Sinv_z);
+    nis = z.dot(Sinv_z);
     const Eigen::Matrix<S, dim, 1> delta = K * z;
     // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ, with (I − K H) M = M − K (M(d_j,:) − M(p,:))
     Covariance& A = scratch_;

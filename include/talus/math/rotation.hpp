@@ -11,6 +11,7 @@
 /// J_l(φ) is what maps a translation-like part ρ of a Lie algebra element of SE_K(3) to the
 /// group: exp([φ, ρ]) = [exp(φ^), J_l(φ) ρ] (Barfoot, State Estimation for Robotics, 7.1.4).
 /// Below θ = 1e-4 both use their Taylor series, which is exact to rounding there.
+/// rotation_log (internal) is the inverse of rotation_exp: the loop constraints' orientation errors.
 #include <cmath>
 
 #include <talus/math/sincos.hpp>
@@ -68,5 +69,28 @@ inline Matrix3<S> rotation_renormalize(const Matrix3<S>& R) {
   const S det = R.col(0).dot(cof.col(0));
   return S(0.5) * (R + cof / det);
 }
+
+namespace detail {
+/// Rotation vector (axis · angle, rad) of a rotation matrix.
+template <class S>
+Vector3<S> rotation_log(const Matrix3<S>& R) {
+  using std::atan2;
+  const Vector3<S> d(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
+  const S s2 = d.norm();  // 2 sin θ
+  const S c2 = R.trace() - S(1);  // 2 cos θ
+  const S theta = atan2(s2, c2);
+  if (s2 < S(1e-6)) {
+    if (c2 > S(0)) return S(0.5) * d;  // θ ≈ 0: log ≈ vee(R − Rᵀ)/2
+    // θ ≈ π: axis from the diagonal of (R + I)/2 = n nᵀ
+    const Matrix3<S> B = S(0.5) * (R + Matrix3<S>::Identity());
+    int k = 0;
+    B.diagonal().maxCoeff(&k);
+    Vector3<S> n = B.col(k) / std::sqrt(B(k, k));
+    return theta * n.normalized();
+  }
+  return (theta / s2) * d;
+}
+
+}  // namespace detail
 
 }  // namespace talus

@@ -26,36 +26,11 @@
 #include <cmath>
 #include <type_traits>
 
+#include <talus/linalg/finite.hpp>
+#include <talus/linalg/sizes.hpp>
 #include <talus/model/data.hpp>
 
 namespace talus {
-
-/// Bounds on input magnitudes (see the table above).
-struct input_limits {
-  static constexpr double position = 1e6;   ///< m or rad
-  static constexpr double magnitude = 1e9;  ///< velocities, accelerations, torques, forces, ...
-  static constexpr double mass = 1e6;       ///< kg per body (check_model)
-  static constexpr double inertia = 1e6;    ///< kg·m², rotational inertia entries (check_model)
-};
-
-/// True if every entry of x is finite (no NaN, no ±Inf).
-template <class Derived>
-inline bool all_finite(const Eigen::MatrixBase<Derived>& x) {
-  // (x - x) is 0 for finite entries and NaN otherwise, so its sum is 0 exactly when every
-  // entry is finite (a sum of zeros cannot overflow); avoids std::isfinite, which
-  // -ffinite-math-only would fold away. A sum is a vectorised reduction in Eigen, where a
-  // coefficient-wise comparison followed by all() is not (1.7k instructions for CRBA's H on
-  // solo12 before).
-  using S = typename Derived::Scalar;
-  return (x - x).sum() == S(0);
-}
-
-/// True if every entry of x is finite and |x_i| ≤ bound (false for NaN).
-template <class Derived>
-inline bool all_within(const Eigen::MatrixBase<Derived>& x, double bound) {
-  using S = typename Derived::Scalar;
-  return (x.array().abs() <= S(bound)).all();
-}
 
 /// ok if q has model.nq entries within input_limits::position and every quaternion in it is
 /// unit to within quaternion_norm_tolerance(); invalid_input otherwise.
@@ -84,37 +59,6 @@ inline Status check_finite(const Eigen::MatrixBase<Derived>& x) {
 }
 
 namespace detail {
-/// True when the Eigen type T is Rows × Cols at compile time.
-template <class T, int Rows, int Cols = 1>
-constexpr bool is_size() {
-  using D = std::decay_t<T>;
-  return int(D::RowsAtCompileTime) == Rows && int(D::ColsAtCompileTime) == Cols;
-}
-/// True when an output of type T can take a Rows × Cols result by assignment: T is that
-/// size at compile time, or a resizable matrix (Eigen::Matrix with dynamic sizes; it is
-/// resized, which allocates: firmware uses the fixed types). A Ref, Map or block of dynamic
-/// size is refused: its size could only be checked at run time. Used by every public
-/// function's static_assert on its outputs, so a wrong size is one line naming the
-/// argument, not pages of template errors.
-template <class T, int Rows, int Cols = 1>
-constexpr bool holds_size() {
-  using D = std::decay_t<T>;
-  constexpr bool resizable = std::is_base_of_v<Eigen::PlainObjectBase<D>, D> &&
-                             (int(D::RowsAtCompileTime) == Eigen::Dynamic || int(D::RowsAtCompileTime) == Rows) &&
-                             (int(D::ColsAtCompileTime) == Eigen::Dynamic || int(D::ColsAtCompileTime) == Cols) &&
-                             (int(D::MaxRowsAtCompileTime) == Eigen::Dynamic || int(D::MaxRowsAtCompileTime) >= Rows) &&
-                             (int(D::MaxColsAtCompileTime) == Eigen::Dynamic || int(D::MaxColsAtCompileTime) >= Cols);
-  return is_size<T, Rows, Cols>() || resizable;
-}
-/// True when an input of type T can be an N-vector: N × 1 at compile time, or of dynamic
-/// size (then checked at run time). Public functions static_assert it at entry on each sized
-/// input, with a message naming the function and the argument.
-template <class T, int N>
-constexpr bool fits() {
-  using D = std::decay_t<T>;
-  return (int(D::RowsAtCompileTime) == N || int(D::RowsAtCompileTime) == Eigen::Dynamic) &&
-         (int(D::ColsAtCompileTime) == 1 || int(D::ColsAtCompileTime) == Eigen::Dynamic);
-}
 /// The guard that goes with a public function's entry static_asserts (TALUS_CHECK_ENTRY_SIZES):
 /// true when Q fits nq, Out holds nv rows and every Tangents fits nv. Written
 /// `if constexpr (!entry_sizes_ok<...>()) return Status::invalid_input; else { body }`, so on a
@@ -124,16 +68,6 @@ template <class ModelT, class Q, class Out, class... Tangents>
 constexpr bool entry_sizes_ok() {
   return fits<Q, ModelT::nq>() && holds_size<Out, ModelT::nv>() && (fits<Tangents, ModelT::nv>() && ...);
 }
-/// True when T is a resizable column vector that can take up to MaxRows rows (the active
-/// rows of a ConstraintSet, known only at run time): Eigen::VectorXd, or the set's RowVector.
-template <class T, int MaxRows>
-constexpr bool holds_rows_up_to() {
-  using D = std::decay_t<T>;
-  return std::is_base_of_v<Eigen::PlainObjectBase<D>, D> && int(D::RowsAtCompileTime) == Eigen::Dynamic &&
-         int(D::ColsAtCompileTime) == 1 &&
-         (int(D::MaxRowsAtCompileTime) == Eigen::Dynamic || int(D::MaxRowsAtCompileTime) >= MaxRows);
-}
-
 template <class Derived>
 inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_within(x, input_limits::magnitude); }
 template <class T, std::size_t N>

@@ -136,54 +136,18 @@ void articulated_delassus(const ModelT& model, Data<ModelT>& data, const GM& G, 
   ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
 }
 
-/// K = L Lᵀ for K = ws.Y (m × m, symmetric), a Cholesky factorization in plain column loops,
-/// in place in ws.Y's lower triangle. False if K is not positive definite or a diagonal entry
-/// of L is below sqrt(ws.pivot_tolerance) times the largest (redundant rows).
+/// K = L Lᵀ for K = ws.Y (m × m, symmetric), in place in ws.Y's lower triangle
+/// (cholesky_factor). False if K is not positive definite or a diagonal entry of L is below
+/// sqrt(ws.pivot_tolerance) times the largest (redundant rows).
 template <class WS>
 bool factor_delassus(WS& ws) {
-  using S = typename WS::RowVector::Scalar;
-  using std::sqrt;
-  const int m = static_cast<int>(ws.Y.rows());
-  S* L = ws.Y.data();  // column-major, leading dimension m: L[i + m j] = L(i, j)
-  bool pd = true;
-  S lmax = S(0), lmin = S(0);
-  for (int j = 0; j < m; ++j) {
-    S* cj = L + m * j;
-    for (int k = 0; k < j; ++k) {  // column j −= L(j, k) · column k, rows j..m−1
-      const S* ck = L + m * k;
-      const S a = ck[j];
-      for (int i = j; i < m; ++i) cj[i] -= a * ck[i];
-    }
-    const S d = cj[j];
-    pd = pd && d > S(0);
-    const S ljj = sqrt(d > S(0) ? d : S(1));
-    cj[j] = ljj;
-    lmax = j == 0 || ljj > lmax ? ljj : lmax;
-    lmin = j == 0 || ljj < lmin ? ljj : lmin;
-    const S inv = S(1) / ljj;
-    for (int i = j + 1; i < m; ++i) cj[i] *= inv;
-  }
-  return m == 0 || (pd && lmin > sqrt(ws.pivot_tolerance) * lmax);
+  return cholesky_factor(ws.Y, static_cast<int>(ws.Y.rows()), ws.pivot_tolerance) == Status::ok;
 }
 
 /// x ← K⁻¹ x with the factor of factor_delassus (two triangular substitutions, m² flops).
 template <class WS, class X>
 void solve_delassus(const WS& ws, X& x) {
-  using S = typename WS::RowVector::Scalar;
-  const int m = static_cast<int>(ws.Y.rows());
-  const S* L = ws.Y.data();
-  for (int j = 0; j < m; ++j) {  // L y = r, by columns
-    const S* cj = L + m * j;
-    const S y = x[j] / cj[j];
-    x[j] = y;
-    for (int i = j + 1; i < m; ++i) x[i] -= cj[i] * y;
-  }
-  for (int j = m - 1; j >= 0; --j) {  // Lᵀ x = y: row j of Lᵀ is column j of L
-    const S* cj = L + m * j;
-    S v = x[j];
-    for (int i = j + 1; i < m; ++i) v -= cj[i] * x[i];
-    x[j] = v / cj[j];
-  }
+  cholesky_solve(ws.Y, static_cast<int>(ws.Y.rows()), x);
 }
 
 /// ws.t ← Z λ (the reduced generalised forces of Gᵀ λ).
@@ -197,8 +161,9 @@ void reduced_constraint_forces(WS& ws, const Lambda& lambda) {
 
 /// Constrained forward dynamics by the articulated-body factorization (file comment):
 /// q̈₀ by ABA, K = G H⁻¹ Gᵀ from one backward sweep per row, K λ = γ − G q̈₀, and q̈ from
-/// ABA's forward pass with u + Z λ. Level with forward_dynamics_range_space on the quadrupeds,
-/// 20 % faster on talos (bench/RESULTS.md); the same answer to rounding.
+/// ABA's forward pass with u + Z λ. No H is formed, so it gains over
+/// forward_dynamics_range_space as the tree grows (bench/RESULTS.md compares them per robot);
+/// the same answer to rounding.
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,

@@ -110,7 +110,6 @@ Status solve_proximal(const ModelT& model, const Data<ModelT>& data, const Eigen
                       SolverWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws, X& x, Lambda& lambda,
                       ProximalReport<typename ModelT::Scalar>& report, bool classify = false) {
   using S = typename ModelT::Scalar;
-  using Tree = typename ModelT::Tree;
   (void)model;
   const int m = static_cast<int>(G.rows());
   if (Status s = check_kkt_inputs(b, G, g, ws, x); s != Status::ok) return zero_outputs(s, x, lambda, m);
@@ -123,13 +122,10 @@ Status solve_proximal(const ModelT& model, const Data<ModelT>& data, const Eigen
     lambda.resize(0);
     return zero_outputs(Status::ok, x, lambda, m);
   }
-  // W = G L⁻¹ by columns, D = W Wᵀ (lower triangle, coefficient-wise), as solve_kkt_range_space
+  // W = G L⁻¹, D = W Wᵀ (lower triangle, coefficient-wise), as solve_kkt_range_space
   auto& W = ws.W;
   W = G;
-  for (int i = ModelT::nv - 1; i >= 0; --i) {
-    W.col(i) /= data.L(i, i);
-    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) W.col(j) -= data.L(i, j) * W.col(i);
-  }
+  solve_right_l_unchecked(data, W);
   ws.Y.resize(m, m);
   ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
   ws.Y.diagonal().array() += settings.mu;

@@ -66,7 +66,7 @@
 #include <type_traits>
 
 #include <talus/constraints/constraint_quantities.hpp>
-#include <talus/solvers/workspace.hpp>
+#include <talus/linalg/kkt_workspace.hpp>
 
 namespace talus {
 

@@ -41,7 +41,7 @@
 #include <limits>
 
 #include <talus/algorithms/sparse_factorization.hpp>
-#include <talus/solvers/workspace.hpp>
+#include <talus/linalg/kkt_workspace.hpp>
 
 namespace talus {
 
@@ -256,15 +256,10 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   ws.t = b;
   detail::solve_lt_unchecked(data, ws.t);  // x₀ = H⁻¹ b
   detail::solve_l_unchecked(data, ws.t);
-  // W = G L⁻¹ (= Zᵀ, Z = L⁻ᵀ Gᵀ), by columns: each column of the column-major m × nv
-  // matrix is contiguous, so the tree-sparse back substitution runs on whole columns.
-  using Tree = typename ModelT::Tree;
+  // W = G L⁻¹ (= Zᵀ, Z = L⁻ᵀ Gᵀ)
   auto& W = ws.W;
   W = G;
-  for (int i = ModelT::nv - 1; i >= 0; --i) {
-    W.col(i) /= data.L(i, i);
-    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) W.col(j) -= data.L(i, j) * W.col(i);
-  }
+  detail::solve_right_l_unchecked(data, W);
   // G H⁻¹ Gᵀ = W Wᵀ, lower triangle, coefficient by coefficient (lazyProduct): Eigen's
   // rankUpdate and GEMM kernels have malloc fallbacks where there is no alloca (bare metal),
   // see workspace.hpp.

@@ -60,6 +60,7 @@
 #include <talus/constraints/constraint_quantities.hpp>
 #include <talus/constraints/constraint_set.hpp>
 #include <talus/contact/cone_solvers.hpp>
+#include <talus/linalg/cholesky.hpp>
 #include <talus/math/quaternion.hpp>
 
 #include <cmath>
@@ -267,7 +268,10 @@ class BalanceController {
     Vector3<S> support = Vector3<S>::Zero();
     int n_support = 0;
     for (int k = 0; k < NumFeet; ++k)
-      if (k != lift_foot_ || lift_ == Lift::none) support += foot[k], ++n_support;
+      if (k != lift_foot_ || lift_ == Lift::none) {
+        support += foot[k];
+        ++n_support;
+      }
     support /= S(n_support);
     Vector3<S> all = Vector3<S>::Zero();
     for (int k = 0; k < NumFeet; ++k) all += foot[k];
@@ -285,9 +289,10 @@ class BalanceController {
     // The feet can only push as much sideways as friction allows: keep the requested
     // horizontal acceleration inside the cone of the total force (μ margin 0.8), so that the
     // distribution usually has a sticking answer.
-    const S a_max = S(0.8) * cfg_.mu * (S(9.81) + (acc.z() > S(-9.81) ? acc.z() : S(-9.81)));
+    const S g = -model.gravity.z();  // m/s² (world z is up: file comment)
+    const S a_max = S(0.8) * cfg_.mu * (g + (acc.z() > -g ? acc.z() : -g));
     const S a_xy = std::sqrt(acc.x() * acc.x() + acc.y() * acc.y());
-    if (a_xy > a_max) acc.x() *= a_max / a_xy, acc.y() *= a_max / a_xy;
+    if (a_xy > a_max) acc.template head<2>() *= a_max / a_xy;
     Eigen::Matrix<S, 4, 1> qc = quat;
     qc.template tail<3>() = -qc.template tail<3>();
     const Vector3<S> e_rot = quaternion_log<S>(quaternion_multiply<S>(qc, q_des_));  // base frame
@@ -351,12 +356,13 @@ class BalanceController {
     for (int i = 0; i < m; ++i) W_(i, i) += i % 3 == 0 ? eps : cfg_.tangential_regularization * wmax;
     mu_.setConstant(m / 3, cfg_.mu);
     // The sticking answer W λ = −b first: when it is inside every cone it is the cone
-    // problem's solution (all cone multipliers zero), exact, and costs one Cholesky.
-    // (talus's plain-loop Cholesky of the cone workspace: Eigen's LLT of a run-time-sized
-    // matrix references malloc through its blocked path, which firmware images must not link.)
-    if (!detail::cone_cholesky(W_, S(0), m, cone_ws_)) return Status::singular;
+    // problem's solution (all cone multipliers zero), exact, and costs one Cholesky
+    // (talus/linalg/cholesky.hpp: no heap; Eigen's LLT of a run-time-sized matrix references
+    // malloc through its blocked path, which firmware images must not link).
+    L_ = W_;
+    if (cholesky_factor(L_, m) != Status::ok) return Status::singular;
     lambda_ = -b_;
-    detail::cone_chol_solve(cone_ws_, m, lambda_);
+    cholesky_solve(L_, m, lambda_);
     bool inside = true;
     for (int i = 0; i < m / 3; ++i)
       inside = inside && lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2] <=
@@ -370,7 +376,10 @@ class BalanceController {
       opt.max_iterations = cfg_.solver_iterations;
       opt.relative_tolerance = cfg_.solver_tolerance;
       opt.warm_start = lambda_prev_.size() == m;
-      if (opt.warm_start) lambda_ = lambda_prev_, opt.rho = rho_prev_;  // ADMM's penalty too
+      if (opt.warm_start) {
+        lambda_ = lambda_prev_;
+        opt.rho = rho_prev_;  // ADMM's penalty too
+      }
       ConeSolverReport<S> report;
       const Status s = solve_cone_admm(W_, b_, mu_, lambda_, cone_ws_, opt, report);
       out.solver_iterations = report.iterations;
@@ -392,11 +401,20 @@ class BalanceController {
     // 7. Joint torques.
     out.tau = tau_full.template tail<nj>() - cs_.G.rightCols(nj).transpose() * lambda_;
     for (int i = 0; i < nj; ++i)
-      if (std::abs(out.tau[i]) > cfg_.torque_limit) out.tau[i] = std::copysign(cfg_.torque_limit, out.tau[i]), ++out.clamped;
+      if (std::abs(out.tau[i]) > cfg_.torque_limit) {
+        out.tau[i] = std::copysign(cfg_.torque_limit, out.tau[i]);
+        ++out.clamped;
+      }
     for (int k = 0; k < NumFeet; ++k)
       if (const int r = cs_.row_offset(k); r >= 0) out.lambda.template segment<3>(3 * k) = lambda_.template segment<3>(r);
     out.state = state_;
     return Status::ok;
+  }
+
+  /// The lift sequence's next phase, from time t (s).
+  void enter(Lift phase, S t) {
+    lift_ = phase;
+    phase_start_ = t;
   }
 
   void update_lift(S t, unsigned request, unsigned touching, const Config& q, const Vector3<S>* foot) {
@@ -407,36 +425,42 @@ class BalanceController {
     const S dt = t - phase_start_;
     switch (lift_) {
       case Lift::none:
-        if (want >= 0) lift_foot_ = want, lift_ = Lift::shift, phase_start_ = t, state_ = ControllerState::three_feet;
+        if (want >= 0) {
+          lift_foot_ = want;
+          state_ = ControllerState::three_feet;
+          enter(Lift::shift, t);
+        }
         break;
       case Lift::shift:
         shift_blend_ = smooth(dt / cfg_.shift_time);
         if (dt >= cfg_.shift_time) {
           (void)cs_.set_active(lift_foot_, false);
           lift_from_ = foot[lift_foot_];
-          lift_ = Lift::lift, phase_start_ = t;
+          enter(Lift::lift, t);
         }
         break;
       case Lift::lift:
         swing_blend_ = smooth(dt / cfg_.lift_time);
-        if (dt >= cfg_.lift_time) lift_ = Lift::hold, phase_start_ = t;
+        if (dt >= cfg_.lift_time) enter(Lift::hold, t);
         break;
       case Lift::hold:
-        if (want != lift_foot_) lift_ = Lift::lower, phase_start_ = t;
+        if (want != lift_foot_) enter(Lift::lower, t);
         break;
       case Lift::lower:
         if (touching & (1u << lift_foot_)) {
           (void)anchor_contacts(*model_, data_, cs_, q, lift_foot_);  // re-anchor where it landed
           (void)cs_.set_active(lift_foot_, true);
           swing_blend_ = S(0);
-          lift_ = Lift::unshift, phase_start_ = t;
+          enter(Lift::unshift, t);
         }
         break;
       case Lift::unshift:
         shift_blend_ = S(1) - smooth(dt / cfg_.shift_time);
         if (dt >= cfg_.shift_time) {
           shift_blend_ = S(0);
-          lift_ = Lift::none, lift_foot_ = -1, state_ = ControllerState::balance;
+          lift_foot_ = -1;
+          state_ = ControllerState::balance;
+          enter(Lift::none, t);
         }
         break;
     }
@@ -460,6 +484,7 @@ class BalanceController {
   Vector3<S> lift_from_ = Vector3<S>::Zero();           ///< where the lifted foot was (world)
   Eigen::Matrix<S, 3, nv> Jf_ = Eigen::Matrix<S, 3, nv>::Zero();  ///< the lowered foot's Jacobian
   typename ConeWs::Matrix W_;
+  typename ConeWs::Matrix L_;  ///< Cholesky factor of W (the sticking answer)
   S rho_prev_ = S(0);
   typename ConeWs::Vector b_, lambda_, lambda_prev_;
   Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NumFeet, 1> mu_;

@@ -71,7 +71,10 @@ template <class Controller>
       if (out.solver_iterations > 0) {
         char b[24];
         int k = 0, it = out.solver_iterations + 1000 * static_cast<int>(sensor.plant_time_ns / 1000000);
-        do b[k++] = static_cast<char>('0' + it % 10), it /= 10; while (it > 0);
+        do {
+          b[k++] = static_cast<char>('0' + it % 10);
+          it /= 10;
+        } while (it > 0);
         while (k > 0) port::log_write(&b[--k], 1);
         port::log_write(out.cone_fallback ? " cap\n" : " it\n", 4);
       }
@@ -79,7 +82,8 @@ template <class Controller>
         const char* m = to_string(out.status);
         std::size_t len = 0;
         while (m[len]) ++len;
-        port::log_write(m, len), port::log_write("\n", 1);
+        port::log_write(m, len);
+        port::log_write("\n", 1);
       }
 #endif
       command.sequence = sensor.sequence;
