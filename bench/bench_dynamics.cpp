@@ -72,8 +72,8 @@ struct Setup {
   Model model;
   std::unique_ptr<talus::Data<Model>> data = std::make_unique<talus::Data<Model>>();
   talus_test::MjRobot mj;
-  int fid = -1;         // talus frame
-  int frame_body = -1;  // its MuJoCo body
+  int fid = -1;                                            // talus frame
+  int frame_body = -1;                                     // its MuJoCo body
   Eigen::Vector3d frame_offset = Eigen::Vector3d::Zero();  // frame origin in that body's frame
 
   std::vector<Config> q;
@@ -383,7 +383,8 @@ int main(int argc, char** argv) {
   namespace tm = talus::models;
   bool ok = true;
   ok &= add_model("solo12", tm::solo12::make_model<double>(), dir + "/solo12/solo12.urdf", true, false, "FL_FOOT");
-  ok &= add_model("anymal_c", tm::anymal_c::make_model<double>(), dir + "/anymal_c/anymal.urdf", true, false, "LF_FOOT");
+  ok &=
+      add_model("anymal_c", tm::anymal_c::make_model<double>(), dir + "/anymal_c/anymal.urdf", true, false, "LF_FOOT");
   ok &= add_model("talos", tm::talos::make_model<double>(), dir + "/talos/talos_reduced.urdf", true, false,
                   "left_sole_link");
   ok &= add_model("ur5", tm::ur5::make_model<double>(), dir + "/ur5/ur5_robot.urdf", false, false, "tool0");
@@ -409,9 +410,8 @@ int main(int argc, char** argv) {
   o << "- CPU: " << cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online)\n";
   o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
     << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";
-  o << "- MuJoCo: the distribution's libmujoco " << mj_versionString()
-    << " (not rebuilt with these flags); Eigen " << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "."
-    << EIGEN_MINOR_VERSION << "\n";
+  o << "- MuJoCo: the distribution's libmujoco " << mj_versionString() << " (not rebuilt with these flags); Eigen "
+    << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "." << EIGEN_MINOR_VERSION << "\n";
   o << "- time: median CPU time per call (ns) over the repetitions, each call on the next of " << kStates
     << " random states; ratio = MuJoCo / talus (> 1: talus faster)\n\n";
   o << "| model | work | talus ns | MuJoCo ns | ratio |\n|---|---|---:|---:|---:|\n";
@@ -426,10 +426,8 @@ int main(int argc, char** argv) {
       if (has_t && has_m)
         std::snprintf(buf, sizeof buf, "| %s | %s | %.0f | %.0f | %.2f |\n", mi.name.c_str(), work.c_str(), tt, tm_,
                       tm_ / tt);
-      else if (has_t)
-        std::snprintf(buf, sizeof buf, "| %s | %s | %.0f | - | - |\n", mi.name.c_str(), work.c_str(), tt);
-      else
-        std::snprintf(buf, sizeof buf, "| %s | %s | - | %.0f | - |\n", mi.name.c_str(), work.c_str(), tm_);
+      else if (has_t) std::snprintf(buf, sizeof buf, "| %s | %s | %.0f | - | - |\n", mi.name.c_str(), work.c_str(), tt);
+      else std::snprintf(buf, sizeof buf, "| %s | %s | - | %.0f | - |\n", mi.name.c_str(), work.c_str(), tm_);
       o << buf;
     }
   }

@@ -96,9 +96,9 @@ void register_constrained(const std::string& name, const std::string& setup, Con
   using St = ConstrainedSetup<ModelT>;
   auto add = [&](const std::string& work, auto fn) {
     constrained_rows().push_back({name, setup, work});
-    benchmark::RegisterBenchmark(("constrained/" + name + "/" + work).c_str(),
-                                 [s, fn](benchmark::State& state) { run_constrained(state, s, fn); })
-        ->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(("constrained/" + name + "/" + work).c_str(), [s, fn](benchmark::State& state) {
+      run_constrained(state, s, fn);
+    })->Unit(benchmark::kNanosecond);
   };
   for (talus::KKTMethod m : {talus::KKTMethod::partial_piv_lu, talus::KKTMethod::ldlt, talus::KKTMethod::householder_qr,
                              talus::KKTMethod::col_piv_householder_qr, talus::KKTMethod::full_piv_lu}) {
@@ -116,15 +116,12 @@ void register_constrained(const std::string& name, const std::string& setup, Con
     add("FD Kokkevis", [](St& x, int k) {
       return talus::forward_dynamics_kokkevis(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out);
     });
-  add("impulse direct partial_piv_lu", [](St& x, int k) {
-    return talus::compute_impulse_direct(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out);
-  });
-  add("impulse range-space", [](St& x, int k) {
-    return talus::compute_impulse_range_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out);
-  });
-  add("impulse null-space", [](St& x, int k) {
-    return talus::compute_impulse_null_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out);
-  });
+  add("impulse direct partial_piv_lu",
+      [](St& x, int k) { return talus::compute_impulse_direct(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
+  add("impulse range-space",
+      [](St& x, int k) { return talus::compute_impulse_range_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
+  add("impulse null-space",
+      [](St& x, int k) { return talus::compute_impulse_null_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
 }
 
 /// Goals of the constraints issue (half of the best peer measured on this machine), ns.
@@ -140,9 +137,11 @@ void register_constrained_benchmarks(const std::string& models_dir) {
   (void)models_dir;
   namespace tm = talus::models;
   register_constrained("solo12", "4 feet x 3D contacts",
-                       make_constrained(tm::solo12::make_model<double>(), {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"}, false));
+                       make_constrained(tm::solo12::make_model<double>(), {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"},
+                                        false));
   register_constrained("anymal_c", "4 feet x 3D contacts",
-                       make_constrained(tm::anymal_c::make_model<double>(), {"LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"}, false));
+                       make_constrained(tm::anymal_c::make_model<double>(),
+                                        {"LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"}, false));
   register_constrained("talos", "2 soles x 6D (welded)",
                        make_constrained(tm::talos::make_model<double>(), {"left_sole_link", "right_sole_link"}, true));
 }

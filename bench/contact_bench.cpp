@@ -98,17 +98,17 @@ constexpr int kStates = 64;  // a power of two: the timed loops cycle with a mas
 /// One line of the table (one Google Benchmark run).
 struct Row {
   std::string model, contacts, method, work;
-  std::string bench;           ///< Google Benchmark name
-  std::string baseline;        ///< bench name of the ratio's denominator ("": none)
-  bool goal = false;           ///< an acceleration-level frictional solve: the 2× goal applies
-  std::string counter;         ///< "pivots", "iterations" or ""
-  int unknowns = 0;            ///< LCP size (Lemke) or 3 × units (PGS, ADMM); rows (bilateral)
-  double counter_median = 0;   ///< over the states
+  std::string bench;          ///< Google Benchmark name
+  std::string baseline;       ///< bench name of the ratio's denominator ("": none)
+  bool goal = false;          ///< an acceleration-level frictional solve: the 2× goal applies
+  std::string counter;        ///< "pivots", "iterations" or ""
+  int unknowns = 0;           ///< LCP size (Lemke) or 3 × units (PGS, ADMM); rows (bilateral)
+  double counter_median = 0;  ///< over the states
   int counter_max = 0;
   int ok = 0, states = 0;
-  std::string failures;        ///< "Status (reason) ×n" of the states that did not return ok
-  int scenario = 0;            ///< 0: holding torques + noise; 1: noise only
-  int guessed = 0;             ///< states whose sticking guess was the answer (ContactGuess::accepted)
+  std::string failures;  ///< "Status (reason) ×n" of the states that did not return ok
+  int scenario = 0;      ///< 0: holding torques + noise; 1: noise only
+  int guessed = 0;       ///< states whose sticking guess was the answer (ContactGuess::accepted)
 };
 inline Row make_row(std::string model, std::string contacts, std::string method, std::string work, std::string bench,
                     std::string baseline = "", bool goal = false, std::string counter = "") {
@@ -136,11 +136,11 @@ using talus::ContactSolver;
 using talus::Status;
 using V3 = talus::Vector3<double>;
 
-constexpr double kMu = 0.7;            // friction coefficient of every contact
-constexpr double kStep = 1e-3;         // time step (s)
-constexpr double kImpactSpeed = 0.3;   // downward base velocity added for the impact (m/s)
-constexpr double kMaxSpeed = 0.05;     // |v_i| bound of the states
-constexpr double kSoftening = 1e-6;    // the softened Lemke impact row (talos): ContactOptions::softening
+constexpr double kMu = 0.7;           // friction coefficient of every contact
+constexpr double kStep = 1e-3;        // time step (s)
+constexpr double kImpactSpeed = 0.3;  // downward base velocity added for the impact (m/s)
+constexpr double kMaxSpeed = 0.05;    // |v_i| bound of the states
+constexpr double kSoftening = 1e-6;   // the softened Lemke impact row (talos): ContactOptions::softening
 
 /// A contact point: frame `frame`, offset (x, y, 0) in the frame's axes (m).
 struct PointSpec {
@@ -199,7 +199,7 @@ R* make_robot(const std::string& name, const ModelT& model, const typename R::Co
     if (f < 0 || r->model.frames[f].body < 0) die(name + ": no moving frame " + ps.frame);
     const auto& F = r->model.frames[f];
     const V3 p = F.placement.act_point(V3(ps.x, ps.y, 0));  // body frame
-    const V3 anchor = r->data->oMi[F.body].act_point(p);     // world: the contact's current position
+    const V3 anchor = r->data->oMi[F.body].act_point(p);    // world: the contact's current position
     if (r->poly->add_contact(F.body, p, z, kMu, 4, ConeModel::polygon, 0.0, anchor, ps.frame) != Status::ok ||
         r->exact->add_contact(F.body, p, z, kMu, 4, ConeModel::exact, 0.0, anchor, ps.frame) != Status::ok ||
         r->bil->add_contact(F.body, p, {z, V3::UnitX(), V3::UnitY()}, ps.frame) != Status::ok)
@@ -290,7 +290,8 @@ void add_row(R* r, Row row, const typename R::CP* cp, F fn) {
       if (cp != nullptr) {
         why += std::string(" (") + talus::to_string(cp->failure().reason);
         if (row.counter == "pivots") why += std::string(", LcpExit::") + talus::to_string(r->report.lcp.exit);
-        if (row.counter == "iterations") why += std::string(", ConeSolverExit::") + talus::to_string(r->report.cone.exit);
+        if (row.counter == "iterations")
+          why += std::string(", ConeSolverExit::") + talus::to_string(r->report.cone.exit);
         why += ")";
       }
       ++fails[why];
@@ -307,19 +308,17 @@ void add_row(R* r, Row row, const typename R::CP* cp, F fn) {
     row.failures += why + " ×" + std::to_string(n);
   }
   rows().push_back(row);
-  benchmark::RegisterBenchmark(row.bench.c_str(),
-                               [r, fn](benchmark::State& state) {
-                                 int k = 0;
-                                 for (auto _ : state) {
-                                   Status st = fn(*r, k);
-                                   benchmark::DoNotOptimize(st);
-                                   benchmark::DoNotOptimize(r->out.data());
-                                   benchmark::DoNotOptimize(r->v_next.data());
-                                   benchmark::ClobberMemory();
-                                   k = (k + 1) & (kStates - 1);
-                                 }
-                               })
-      ->Unit(benchmark::kNanosecond);
+  benchmark::RegisterBenchmark(row.bench.c_str(), [r, fn](benchmark::State& state) {
+    int k = 0;
+    for (auto _ : state) {
+      Status st = fn(*r, k);
+      benchmark::DoNotOptimize(st);
+      benchmark::DoNotOptimize(r->out.data());
+      benchmark::DoNotOptimize(r->v_next.data());
+      benchmark::ClobberMemory();
+      k = (k + 1) & (kStates - 1);
+    }
+  })->Unit(benchmark::kNanosecond);
 }
 
 const char* const kScenario[2] = {"standing", "unheld"};
@@ -352,9 +351,10 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
     const bool points_ok = rows().back().ok == kStates;
     bool impulses_ok = true;
     if (sc == 0) {
-      add_row(r, row(bil_rows, "bilateral range-space", "impact", name("bilateral", "impact")), nullptr, [](R& x, int k) {
-        return talus::compute_impulse_range_space(x.model, *x.data, *x.bil, x.q, x.v_minus[k], x.out);
-      });
+      add_row(r, row(bil_rows, "bilateral range-space", "impact", name("bilateral", "impact")), nullptr,
+              [](R& x, int k) {
+                return talus::compute_impulse_range_space(x.model, *x.data, *x.bil, x.q, x.v_minus[k], x.out);
+              });
       impulses_ok = rows().back().ok == kStates;
     }
     std::string base_fd = name("bilateral", "FD"), base_imp = name("bilateral", "impact");
@@ -364,9 +364,10 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
         return talus::forward_dynamics_range_space(x.model, *x.data, *x.bil6, x.q, x.v[k], x.tau[sc][k], x.out);
       });
       if (sc == 0)
-        add_row(r, row(rows6, "bilateral range-space", "impact", name("bilateral6d", "impact")), nullptr, [](R& x, int k) {
-          return talus::compute_impulse_range_space(x.model, *x.data, *x.bil6, x.q, x.v_minus[k], x.out);
-        });
+        add_row(r, row(rows6, "bilateral range-space", "impact", name("bilateral6d", "impact")), nullptr,
+                [](R& x, int k) {
+                  return talus::compute_impulse_range_space(x.model, *x.data, *x.bil6, x.q, x.v_minus[k], x.out);
+                });
       if (!points_ok) base_fd = name("bilateral6d", "FD");
       if (!impulses_ok) base_imp = name("bilateral6d", "impact");
     }
@@ -391,8 +392,8 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
       const auto prob = [lemke](R& x) -> typename R::CP& { return lemke ? *x.poly : *x.exact; };
       add_row(r, row(contacts, var.label, "FD", name(var.key, "FD"), base_fd, true, counter), cp,
               [opt, prob, sc](R& x, int k) {
-                return talus::forward_dynamics_contact(x.model, *x.data, prob(x), x.q, x.v[k], x.tau[sc][k], x.out, opt(x),
-                                                       x.report);
+                return talus::forward_dynamics_contact(x.model, *x.data, prob(x), x.q, x.v[k], x.tau[sc][k], x.out,
+                                                       opt(x), x.report);
               });
       if (sc == 0)
         add_row(r, row(contacts, var.label, "impact", name(var.key, "impact"), base_imp, false, counter), cp,
@@ -410,7 +411,8 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
       std::snprintf(label, sizeof label, "Lemke, 4-edge polygons, softening %g", kSoftening);
       add_row(r, row(contacts, label, "impact", name("lemke_soft", "impact"), base_imp, false, "pivots"), r->poly.get(),
               [](R& x, int k) {
-                return talus::impulses_contact(x.model, *x.data, *x.poly, x.q, x.v_minus[k], x.out, x.lemke_soft, x.report);
+                return talus::impulses_contact(x.model, *x.data, *x.poly, x.q, x.v_minus[k], x.out, x.lemke_soft,
+                                               x.report);
               });
     }
 
@@ -453,14 +455,14 @@ void register_robot(R* r, const std::string& contacts, bool softened) {
       if (ok_a) d_admm_bil = std::max(d_admm_bil, (a_a - a_bil).cwiseAbs().maxCoeff());
     }
     char buf[768];
-    std::snprintf(buf, sizeof buf,
-                  "%s, %s: FD agreement over the states where both returned ok (max |Δq̈|, m/s² or rad/s²): PGS vs Lemke "
-                  "%.1e (circle vs polygon: equal only where the answer lies inside the polygon), ADMM vs PGS %.1e (same "
-                  "cone); the 3-row bilateral solve returned ok on %d of %d states, and on %d of them its forces lie inside "
-                  "0.9 × the 4-edge polygon (there the frictional answer is the bilateral one): Lemke %.1e, PGS %.1e, "
-                  "ADMM %.1e from it",
-                  m.c_str(), scen.c_str(), d_pgs_lemke, d_admm_pgs, ok3, kStates, inside, d_lemke_bil, d_pgs_bil,
-                  d_admm_bil);
+    std::snprintf(
+        buf, sizeof buf,
+        "%s, %s: FD agreement over the states where both returned ok (max |Δq̈|, m/s² or rad/s²): PGS vs Lemke "
+        "%.1e (circle vs polygon: equal only where the answer lies inside the polygon), ADMM vs PGS %.1e (same "
+        "cone); the 3-row bilateral solve returned ok on %d of %d states, and on %d of them its forces lie inside "
+        "0.9 × the 4-edge polygon (there the frictional answer is the bilateral one): Lemke %.1e, PGS %.1e, "
+        "ADMM %.1e from it",
+        m.c_str(), scen.c_str(), d_pgs_lemke, d_admm_pgs, ok3, kStates, inside, d_lemke_bil, d_pgs_bil, d_admm_bil);
     notes().push_back(buf);
     if (r->bil6) {
       std::snprintf(buf, sizeof buf,
@@ -535,12 +537,12 @@ void register_talos() {
   talus::neutral(model, q);
   q[2] = 1.01927;  // talos.srdf "half_sitting"
   const std::pair<const char*, double> half_sitting[] = {
-      {"arm_left_1_joint", 0.25847},   {"arm_left_2_joint", 0.173046},  {"arm_left_3_joint", -0.0002},
-      {"arm_left_4_joint", -0.525366}, {"arm_left_7_joint", 0.1},       {"arm_right_1_joint", -0.25847},
-      {"arm_right_2_joint", -0.173046}, {"arm_right_3_joint", 0.0002},  {"arm_right_4_joint", -0.525366},
-      {"arm_right_7_joint", 0.1},      {"leg_left_3_joint", -0.411354}, {"leg_left_4_joint", 0.859395},
-      {"leg_left_5_joint", -0.448041}, {"leg_left_6_joint", -0.001708}, {"leg_right_3_joint", -0.411354},
-      {"leg_right_4_joint", 0.859395}, {"leg_right_5_joint", -0.448041}, {"leg_right_6_joint", -0.001708},
+      {"arm_left_1_joint", 0.25847},    {"arm_left_2_joint", 0.173046},   {"arm_left_3_joint", -0.0002},
+      {"arm_left_4_joint", -0.525366},  {"arm_left_7_joint", 0.1},        {"arm_right_1_joint", -0.25847},
+      {"arm_right_2_joint", -0.173046}, {"arm_right_3_joint", 0.0002},    {"arm_right_4_joint", -0.525366},
+      {"arm_right_7_joint", 0.1},       {"leg_left_3_joint", -0.411354},  {"leg_left_4_joint", 0.859395},
+      {"leg_left_5_joint", -0.448041},  {"leg_left_6_joint", -0.001708},  {"leg_right_3_joint", -0.411354},
+      {"leg_right_4_joint", 0.859395},  {"leg_right_5_joint", -0.448041}, {"leg_right_6_joint", -0.001708},
       {"torso_2_joint", 0.006761}};
   for (const auto& [j, val] : half_sitting) set_joint(model, q, j, val);
   constexpr double hl = 0.10, hw = 0.065;  // half length, half width of the sole (assumed, see the file comment)
@@ -673,15 +675,15 @@ int main(int argc, char** argv) {
   o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
     << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";
   o << "- time: median CPU time per call (ns) over the repetitions (9 of ≥ 0.2 s by default, interleaved at random "
-       "across the benchmarks), each call on the next of " << cb::kStates
+       "across the benchmarks), each call on the next of "
+    << cb::kStates
     << " states (same states for every method); pivots (Lemke, LcpReport::pivots) / iterations (PGS sweeps, ADMM "
        "steps: ConeSolverReport::iterations): median and max over the states; guess k/64 = states whose sticking guess "
        "was the answer (ContactReport::guess, no pivot or iteration); ok = states that returned Status::ok; "
        "ratio = ns / ns of the bilateral range-space solve of the same level (FD and step rows: "
        "forward_dynamics_range_space; impact rows: compute_impulse_range_space)\n\n";
-  const char* titles[2] = {
-      "Standing: τ = holding torques + noise (every work)",
-      "Unheld: τ = the noise only (the joints give way; friction saturates): FD and step"};
+  const char* titles[2] = {"Standing: τ = holding torques + noise (every work)",
+                           "Unheld: τ = the noise only (the joints give way; friction saturates): FD and step"};
   char buf[768];
   for (int sc = 0; sc < 2; ++sc) {
     o << "### " << titles[sc] << "\n\n";
@@ -706,8 +708,8 @@ int main(int argc, char** argv) {
       }
       const std::string unknowns = r.unknowns > 0 ? std::to_string(r.unknowns) : "-";
       std::snprintf(buf, sizeof buf, "| %s | %s | %s | %s | %s | %.0f | %s | %s | %s |\n", r.model.c_str(),
-                    r.contacts.c_str(), r.method.c_str(), r.work.c_str(), unknowns.c_str(), t, counter.c_str(), ok.c_str(),
-                    ratio.c_str());
+                    r.contacts.c_str(), r.method.c_str(), r.work.c_str(), unknowns.c_str(), t, counter.c_str(),
+                    ok.c_str(), ratio.c_str());
       o << buf;
     }
     o << "\n";
@@ -720,8 +722,10 @@ int main(int argc, char** argv) {
       if (r.scenario != sc || !r.goal || !reporter.get(r.bench, t) || !reporter.get(r.baseline, tb)) continue;
       std::snprintf(buf, sizeof buf, "- %s, %s, %s: %.2f× %s%s\n", r.model.c_str(), cb_scenario(sc), r.method.c_str(),
                     t / tb, t / tb <= 2.0 ? "(within 2×)" : "(not within 2×)",
-                    r.ok == r.states ? "" : (", but only " + std::to_string(r.ok) + "/" + std::to_string(r.states) +
-                                             " states ok").c_str());
+                    r.ok == r.states
+                        ? ""
+                        : (", but only " + std::to_string(r.ok) + "/" + std::to_string(r.states) + " states ok")
+                              .c_str());
       o << buf;
     }
   o << "\nSetup checks and agreement:\n\n";

@@ -32,7 +32,8 @@ class FuzzCustom final : public talus::CustomConstraint<M> {
   talus::Force<double> forces[2] = {talus::Force<double>::Zero(), talus::Force<double>::Zero()};
 
   int rows() const override { return n_rows; }
-  void jacobian(const M&, const talus::Data<M>&, const typename Base::ConfigVector&, typename Base::Rows& out) const override {
+  void jacobian(const M&, const talus::Data<M>&, const typename Base::ConfigVector&,
+                typename Base::Rows& out) const override {
     out = G;
   }
   void gamma(const M&, const talus::Data<M>&, const typename Base::ConfigVector&, const typename Base::TangentVector&,
@@ -128,8 +129,9 @@ struct Constraints {
         it.frame[0] = frame();
         it.frame[1] = frame();
         const std::uint8_t b = r.byte();
-        it.rows6d = (b & 4) ? talus::ContactFrame6D::local
-                            : (b & 8) ? talus::ContactFrame6D::local_world_aligned : static_cast<talus::ContactFrame6D>(b);
+        it.rows6d = (b & 4)   ? talus::ContactFrame6D::local
+                    : (b & 8) ? talus::ContactFrame6D::local_world_aligned
+                              : static_cast<talus::ContactFrame6D>(b);
         it.baum.enabled = b & 1;
         if (b & 2) it.baum.time_constant = r.scalar();
       } else if (it.kind == 0) {
@@ -229,13 +231,13 @@ struct Constraints {
     // a constraint added after bind is refused and leaves the set as it was
     if (bound == Status::ok && cs.add_contact(0, V3::Zero(), {V3::UnitZ()}) != Status::invalid_input)
       finding("ConstraintSet::add_contact", Status::ok, "a bound set accepted a new constraint");
-    for (int i = 0; i < ntoggles; ++i) (void)cs.set_active(toggles[static_cast<std::size_t>(i)].first, toggles[static_cast<std::size_t>(i)].second);
+    for (int i = 0; i < ntoggles; ++i)
+      (void)cs.set_active(toggles[static_cast<std::size_t>(i)].first, toggles[static_cast<std::size_t>(i)].second);
     for (int i = 0; i < nanchors; ++i) {
       const auto& a = anchors[static_cast<std::size_t>(i)];
       if (cs.constraint(a.first).kind == talus::ConstraintKind::contact_6d)
         (void)cs.set_contact_placement(a.first, Tf(items[static_cast<std::size_t>(a.first)].frame[0].R, a.second));
-      else
-        (void)cs.set_contact_anchor(a.first, a.second);
+      else (void)cs.set_contact_anchor(a.first, a.second);
     }
     if (set_tol) cs.ws.pivot_tolerance = tol;
     return bound;
@@ -267,9 +269,16 @@ struct Constraints {
     auto o2 = std::make_unique<Out>();
     poison_bytes(o1);
     poison_bytes(*o2);
-    (void)no_heap(name, [&] { call_once_compiled(run, *d1, *c1, o1); return Status::ok; });
-    (void)no_heap(name, [&] { call_once_compiled(run, *d2, *c2, *o2); return Status::ok; });
-    if (std::memcmp(&o1, o2.get(), sizeof(Out)) != 0) finding(name, Status::ok, "same input, different output bits or status");
+    (void)no_heap(name, [&] {
+      call_once_compiled(run, *d1, *c1, o1);
+      return Status::ok;
+    });
+    (void)no_heap(name, [&] {
+      call_once_compiled(run, *d2, *c2, *o2);
+      return Status::ok;
+    });
+    if (std::memcmp(&o1, o2.get(), sizeof(Out)) != 0)
+      finding(name, Status::ok, "same input, different output bits or status");
   }
 
   /// One solve's results, copied out of cs and data (fixed capacity: memcmp-able).
@@ -382,7 +391,8 @@ struct Constraints {
     const V Gtl = G.transpose() * l;
     const V r1 = o.H * o.x + o.C - tau - Gtl;
     const double ps2 = o.ps * o.ps;
-    const double s1 = 1 + max_abs(tau) + max_abs(o.C) + (G.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() * (o.m > 0) +
+    const double s1 = 1 + max_abs(tau) + max_abs(o.C) +
+                      (G.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() * (o.m > 0) +
                       (o.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff();
     if (o.m == 0) {
       check_scaled(fn, "H qdd + C - tau - G^T lambda", max_abs(r1), s1, 1e-9 * ps2, t);
@@ -412,13 +422,20 @@ struct Constraints {
     // normwise, as the equations above: a backward-stable KKT solve bounds the error of each
     // block by κ β ‖[q̈; λ]‖, not by ‖λ‖ (a large q̈ beside a small λ leaves λ fewer digits)
     if (la.size() == lr.size() && la.size() > 0)
-      check_scaled(fn, "lambda vs the reference method", max_abs((la - lr).eval()), 1 + std::fmax(max_abs(lr), max_abs(ref.x)),
-                   1e-8 * ps2, t);
+      check_scaled(fn, "lambda vs the reference method", max_abs((la - lr).eval()),
+                   1 + std::fmax(max_abs(lr), max_abs(ref.x)), 1e-8 * ps2, t);
   }
 
   // ---- group 0: constrained forward dynamics, every method -------------------------------------------
   void run_forward(const M& model) {
-    struct In { Q q; V v, tau; Fext f; bool with_f; std::uint8_t bad_method; talus::ProximalSettings<double> prox; } in{config(), vec(), vec(), {}, false, 0, {}};
+    struct In {
+      Q q;
+      V v, tau;
+      Fext f;
+      bool with_f;
+      std::uint8_t bad_method;
+      talus::ProximalSettings<double> prox;
+    } in{config(), vec(), vec(), {}, false, 0, {}};
     for (auto& x : in.f) r.fill(x);
     in.with_f = r.bit();
     in.bad_method = static_cast<std::uint8_t>(5 + r.byte() % 251);
@@ -430,14 +447,20 @@ struct Constraints {
     }
     constexpr int methods = 5;
     // the proximal report's fields one by one: a struct copy may carry its padding's bits
-    struct Out { Status bind, bad, sys; Solve direct[methods], range, null, kok, art, prox; int rep_iterations; double rep_residual, rep_step, rep_tolerance; };
+    struct Out {
+      Status bind, bad, sys;
+      Solve direct[methods], range, null, kok, art, prox;
+      int rep_iterations;
+      double rep_residual, rep_step, rep_tolerance;
+    };
     auto o = std::make_unique<Out>();
     twice("forward dynamics", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
       const Fext* f = in.with_f ? &in.f : nullptr;
       V x;
       for (int k = 0; k < methods; ++k) {
-        const Status s = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x, static_cast<talus::KKTMethod>(k), f);
+        const Status s =
+            talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x, static_cast<talus::KKTMethod>(k), f);
         record(out.direct[k], s, x, d, cs);
       }
       Status s = talus::forward_dynamics_range_space(model, d, cs, in.q, in.v, in.tau, x, f);
@@ -460,12 +483,13 @@ struct Constraints {
       out.rep_residual = rep.residual;
       out.rep_step = rep.lambda_step;
       out.rep_tolerance = rep.tolerance;
-      out.bad = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x, static_cast<talus::KKTMethod>(in.bad_method), f);
+      out.bad = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x,
+                                               static_cast<talus::KKTMethod>(in.bad_method), f);
     });
     if (o->bad == Status::ok) finding("forward_dynamics_direct", o->bad, "ok with a KKTMethod outside the enumerators");
     const char* names[methods] = {"forward_dynamics_direct(partial_piv_lu)", "forward_dynamics_direct(full_piv_lu)",
-                                  "forward_dynamics_direct(col_piv_householder_qr)", "forward_dynamics_direct(householder_qr)",
-                                  "forward_dynamics_direct(ldlt)"};
+                                  "forward_dynamics_direct(col_piv_householder_qr)",
+                                  "forward_dynamics_direct(householder_qr)", "forward_dynamics_direct(ldlt)"};
     const Solve* ref = nullptr;
     for (int k = 0; k < methods; ++k) {
       check_solve_output(names[k], o->direct[k]);
@@ -487,7 +511,8 @@ struct Constraints {
     rep.tolerance = o->rep_tolerance;
     check_proximal(o->prox, rep, in.prox);
     // reference: a rank-revealing direct method
-    for (int k : {2, 1, 0}) if (!ref && o->direct[k].s == Status::ok) ref = &o->direct[k];
+    for (int k : {2, 1, 0})
+      if (!ref && o->direct[k].s == Status::ok) ref = &o->direct[k];
     if (!ref) return;
     for (int k = 0; k < methods; ++k) check_agree(names[k], o->direct[k], *ref, true);
     check_agree("forward_dynamics_range_space", o->range, *ref);
@@ -510,7 +535,8 @@ struct Constraints {
   static void check_proximal(const Solve& o, const talus::ProximalReport<double>& rep,
                              const talus::ProximalSettings<double>& set) {
     const char* fn = "forward_dynamics_proximal";
-    if (rep.iterations < 0 || rep.iterations > std::max(0, set.max_iterations)) finding(fn, o.s, "report: iterations out of range");
+    if (rep.iterations < 0 || rep.iterations > std::max(0, set.max_iterations))
+      finding(fn, o.s, "report: iterations out of range");
     if (o.s != Status::ok && o.s != Status::not_converged && rep.iterations != 0) finding(fn, o.s, "report not zero");
     if (o.s != Status::ok) return;
     if (!(rep.residual <= rep.tolerance)) finding(fn, o.s, "ok with a residual above its tolerance");
@@ -530,11 +556,23 @@ struct Constraints {
 
   // ---- group 1: impulses -----------------------------------------------------------------------------
   void run_impulses(const M& model) {
-    struct In { Q q; V v; int target_mode; int target_rows; std::array<double, MR + 1> t; std::uint8_t method; } in{
-        config(), vec(), r.byte() % 3, 0, {}, r.byte()};
+    struct In {
+      Q q;
+      V v;
+      int target_mode;
+      int target_rows;
+      std::array<double, MR + 1> t;
+      std::uint8_t method;
+    } in{config(), vec(), r.byte() % 3, 0, {}, r.byte()};
     in.target_rows = r.byte() % (MR + 1);
     for (auto& x : in.t) x = r.scalar();
-    struct Out { Status bind; int m; Solve direct, range, null, art, prox; int prox_iterations; double prox_residual, prox_tolerance; };
+    struct Out {
+      Status bind;
+      int m;
+      Solve direct, range, null, art, prox;
+      int prox_iterations;
+      double prox_residual, prox_tolerance;
+    };
     auto o = std::make_unique<Out>();
     twice("impulses", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -545,7 +583,8 @@ struct Constraints {
       for (int i = 0; i < rows; ++i) target[i] = in.t[static_cast<std::size_t>(i)];
       const Rv* tp = in.target_mode == 0 ? nullptr : &target;
       V x;
-      Status s = talus::compute_impulse_direct(model, d, cs, in.q, in.v, x, static_cast<talus::KKTMethod>(in.method % 6), tp);
+      Status s =
+          talus::compute_impulse_direct(model, d, cs, in.q, in.v, x, static_cast<talus::KKTMethod>(in.method % 6), tp);
       record(out.direct, s, x, d, cs);
       s = talus::compute_impulse_range_space(model, d, cs, in.q, in.v, x, tp);
       record(out.range, s, x, d, cs);
@@ -571,7 +610,8 @@ struct Constraints {
       finding(names[4], o->prox.s, "ok with a residual above its tolerance");
     if (o->prox.s != Status::ok && o->prox.s != Status::not_converged && o->prox_iterations != 0)
       finding(names[4], o->prox.s, "report not zero");
-    if (in.method % 6 == 5 && o->direct.s == Status::ok) finding(names[0], o->direct.s, "ok with a KKTMethod outside the enumerators");
+    if (in.method % 6 == 5 && o->direct.s == Status::ok)
+      finding(names[0], o->direct.s, "ok with a KKTMethod outside the enumerators");
     for (int k = 0; k < 5; ++k) {
       const Solve& s = *all[k];
       check_solve_output(names[k], s);
@@ -614,16 +654,30 @@ struct Constraints {
 
   // ---- group 2: assembly -------------------------------------------------------------------------------
   void run_assembly(const M& model) {
-    struct In { Q q; V v, w; talus::AssemblyOptions<double> opt; } in{config(), vec(), vec(), {}};
+    struct In {
+      Q q;
+      V v, w;
+      talus::AssemblyOptions<double> opt;
+    } in{config(), vec(), vec(), {}};
     const std::uint8_t wm = r.byte();
-    if (wm < 200) for (int i = 0; i < nv; ++i) in.w[i] = std::fabs(in.w[i]) + 0.25;  // positive weights
+    if (wm < 200)
+      for (int i = 0; i < nv; ++i) in.w[i] = std::fabs(in.w[i]) + 0.25;  // positive weights
     else if (wm < 210) in.w.setConstant(4.9e-324);
     const std::uint8_t om = r.byte();
     if (om >= 192) in.opt.tolerance = r.scalar();
     in.opt.max_iterations = (om & 1) ? static_cast<int>(r.byte()) - 8 : in.opt.max_iterations;
     // report fields copied one by one: AssemblyReport has padding, which a struct copy may fill
     // with stack bytes (a false "different bits" seen in the first replay)
-    struct Out { Status bind, aq, aqd, pe; Q q; V v; int rep_iterations; double rep_residual; bool e_zero; double emax; int m; };
+    struct Out {
+      Status bind, aq, aqd, pe;
+      Q q;
+      V v;
+      int rep_iterations;
+      double rep_residual;
+      bool e_zero;
+      double emax;
+      int m;
+    };
     auto o = std::make_unique<Out>();
     twice("assembly", *o, [&](D& d, CS& cs, Out& out) {
       out.bind = build(model, cs);
@@ -648,12 +702,17 @@ struct Constraints {
     check_output("assemble_qdot", o->aqd, o->v);
     if (o->aq == Status::ok && o->pe == Status::ok && !(o->emax <= in.opt.tolerance * (1 + 1e-9)))
       finding("assemble_q", o->aq, "ok but the position errors at q exceed the tolerance");
-    if (o->aq == Status::ok && o->pe != Status::ok) finding("assemble_q", o->aq, "ok but q is not a valid configuration");
+    if (o->aq == Status::ok && o->pe != Status::ok)
+      finding("assemble_q", o->aq, "ok but q is not a valid configuration");
   }
 
   // ---- group 3: quantities, errors, wrenches ----------------------------------------------------------------
   void run_quantities(const M& model) {
-    struct In { Q q; V v, tau; talus::ReferenceFrame rf; } in{config(), vec(), vec(), r.reference_frame()};
+    struct In {
+      Q q;
+      V v, tau;
+      talus::ReferenceFrame rf;
+    } in{config(), vec(), vec(), r.reference_frame()};
     struct Out {
       Status bind, sys, pe, ve, fd, wr, cjj;
       Solve s;
@@ -688,25 +747,31 @@ struct Constraints {
       for (const auto& w : out.w)
         for (int k = 0; k < w.count && k < 2; ++k)
           if (w.body[k] >= 0 && w.body[k] < nb)
-            talus::detail::for_each_supporting_dof<M>(w.body[k], [&](int c) { out.Jtf[c] += dj.J.col(c).dot(w.force[k]); });
+            talus::detail::for_each_supporting_dof<M>(w.body[k],
+                                                      [&](int c) { out.Jtf[c] += dj.J.col(c).dot(w.force[k]); });
       // and once more in body frames (rf fuzzed): only the promises
       (void)talus::constraint_wrenches(model, d, cs, in.rf, out.w);
     });
     if (!o->sys_zero) finding("compute_constrained_system", o->sys, "not ok but G, gamma, C or H is not zero");
     if (o->sys == Status::ok) {
       if (!finite(o->s.H) || !finite(o->s.C)) finding("compute_constrained_system", o->sys, "ok but H or C not finite");
-      for (double g : o->s.G) if (!std::isfinite(g)) finding("compute_constrained_system", o->sys, "ok but G not finite");
-      for (double g : o->s.gamma) if (!std::isfinite(g)) finding("compute_constrained_system", o->sys, "ok but gamma not finite");
+      for (double g : o->s.G)
+        if (!std::isfinite(g)) finding("compute_constrained_system", o->sys, "ok but G not finite");
+      for (double g : o->s.gamma)
+        if (!std::isfinite(g)) finding("compute_constrained_system", o->sys, "ok but gamma not finite");
     }
     if (o->pe == Status::ok && !o->pe_fin) finding("compute_position_errors", o->pe, "ok but an error is not finite");
-    if (o->pe != Status::ok && !o->pe_zero) finding("compute_position_errors", o->pe, "not ok but the errors are not zero");
+    if (o->pe != Status::ok && !o->pe_zero)
+      finding("compute_position_errors", o->pe, "not ok but the errors are not zero");
     if (o->ve == Status::ok && !o->ve_fin) finding("compute_velocity_errors", o->ve, "ok but an error is not finite");
-    if (o->ve != Status::ok && !o->ve_zero) finding("compute_velocity_errors", o->ve, "not ok but the errors are not zero");
+    if (o->ve != Status::ok && !o->ve_zero)
+      finding("compute_velocity_errors", o->ve, "not ok but the errors are not zero");
     for (const auto& w : o->w) {
       if (w.count < 0 || w.count > 2) finding("constraint_wrenches", o->wr, "a wrench count outside 0..2");
       for (int k = 0; k < std::min(std::max(w.count, 0), 2); ++k) {
         if (w.body[k] < -1 || w.body[k] >= nb) finding("constraint_wrenches", o->wr, "a body id out of range");
-        if (o->wr == Status::ok && !finite(w.force[k])) finding("constraint_wrenches", o->wr, "ok but a force is not finite");
+        if (o->wr == Status::ok && !finite(w.force[k]))
+          finding("constraint_wrenches", o->wr, "ok but a force is not finite");
       }
       if (o->wr != Status::ok && w.count != 0) finding("constraint_wrenches", o->wr, "not ok but a wrench is reported");
     }

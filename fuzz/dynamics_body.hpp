@@ -74,9 +74,16 @@ struct Dynamics {
     auto o2 = std::make_unique<Out>();
     poison(o1);
     poison(*o2);
-    (void)no_heap(name, [&] { call_once_compiled(run, *d1, o1); return Status::ok; });
-    (void)no_heap(name, [&] { call_once_compiled(run, *d2, *o2); return Status::ok; });
-    if (std::memcmp(&o1, o2.get(), sizeof(Out)) != 0) finding(name, Status::ok, "same input, different output bits or status");
+    (void)no_heap(name, [&] {
+      call_once_compiled(run, *d1, o1);
+      return Status::ok;
+    });
+    (void)no_heap(name, [&] {
+      call_once_compiled(run, *d2, *o2);
+      return Status::ok;
+    });
+    if (std::memcmp(&o1, o2.get(), sizeof(Out)) != 0)
+      finding(name, Status::ok, "same input, different output bits or status");
   }
 
   static void expect_fail_on(bool bad, const char* fn, Status s, const char* why) {
@@ -85,19 +92,29 @@ struct Dynamics {
 
   // ---- group 0: forward kinematics, frames and points ---------------------------------------
   void run_kinematics(const M& model) {
-    struct In { Q q; V v, a; int level, frame, body; talus::ReferenceFrame rf; V3 p; } in{config(), vec(), vec(), r.byte() % 3,
-                                                                                         r.index(nf), r.index(nb), r.reference_frame(), vec3()};
+    struct In {
+      Q q;
+      V v, a;
+      int level, frame, body;
+      talus::ReferenceFrame rf;
+      V3 p;
+    } in{config(), vec(), vec(), r.byte() % 3, r.index(nf), r.index(nb), r.reference_frame(), vec3()};
     struct Out {
       Status fk, fp, fv, fa, fca, pp, pv, pa;
-      std::array<Tf, nb> oMi; std::array<Mo, nb> v, a;
-      Tf oMf; Mo vf, af, acf; V3 pp_o, pv_o, pa_o;
+      std::array<Tf, nb> oMi;
+      std::array<Mo, nb> v, a;
+      Tf oMf;
+      Mo vf, af, acf;
+      V3 pp_o, pv_o, pa_o;
     };
     auto o = std::make_unique<Out>();
     twice("kinematics", *o, [&](D& d, Out& out) {
-      out.fk = in.level == 0 ? talus::forward_kinematics(model, d, in.q)
-             : in.level == 1 ? talus::forward_kinematics(model, d, in.q, in.v)
-                             : talus::forward_kinematics(model, d, in.q, in.v, in.a);
-      out.oMi = d.oMi; out.v = d.v; out.a = d.a;
+      out.fk = in.level == 0   ? talus::forward_kinematics(model, d, in.q)
+               : in.level == 1 ? talus::forward_kinematics(model, d, in.q, in.v)
+                               : talus::forward_kinematics(model, d, in.q, in.v, in.a);
+      out.oMi = d.oMi;
+      out.v = d.v;
+      out.a = d.a;
       out.fp = talus::frame_placement(model, d, in.frame, out.oMf);
       out.fv = talus::frame_velocity(model, d, in.frame, in.rf, out.vf);
       out.fa = talus::frame_acceleration(model, d, in.frame, in.rf, out.af);
@@ -120,11 +137,13 @@ struct Dynamics {
     check_output("point_position", o->pp, o->pp_o);
     check_output("point_velocity", o->pv, o->pv_o);
     check_output("point_acceleration", o->pa, o->pa_o);
-    const bool bad_frame = in.frame < 0 || in.frame >= nf, bad_body = in.body < -1 || in.body >= nb, bad_rf = !valid_rf(in.rf);
+    const bool bad_frame = in.frame < 0 || in.frame >= nf, bad_body = in.body < -1 || in.body >= nb,
+               bad_rf = !valid_rf(in.rf);
     expect_fail_on(bad_frame, "frame_placement", o->fp, "frame id out of range");
     expect_fail_on(bad_frame || bad_rf, "frame_velocity", o->fv, "frame id or ReferenceFrame out of range");
     expect_fail_on(bad_frame || bad_rf, "frame_acceleration", o->fa, "frame id or ReferenceFrame out of range");
-    expect_fail_on(bad_frame || bad_rf, "frame_classical_acceleration", o->fca, "frame id or ReferenceFrame out of range");
+    expect_fail_on(bad_frame || bad_rf, "frame_classical_acceleration", o->fca,
+                   "frame id or ReferenceFrame out of range");
     expect_fail_on(bad_body, "point_position", o->pp, "body id out of range");
     expect_fail_on(bad_body || bad_rf, "point_velocity", o->pv, "body id or ReferenceFrame out of range");
     expect_fail_on(bad_body || bad_rf, "point_acceleration", o->pa, "body id or ReferenceFrame out of range");
@@ -132,12 +151,24 @@ struct Dynamics {
 
   // ---- group 1: Jacobians against velocities ------------------------------------------------
   void run_jacobians(const M& model) {
-    struct In { Q q; V v; int frame, body; talus::ReferenceFrame rf; V3 p; } in{config(), vec(), r.index(nf), r.index(nb), r.reference_frame(), vec3()};
+    struct In {
+      Q q;
+      V v;
+      int frame, body;
+      talus::ReferenceFrame rf;
+      V3 p;
+    } in{config(), vec(), r.index(nf), r.index(nb), r.reference_frame(), vec3()};
     struct Out {
       Status cjj, fj1, fj2, pj1, pj2, flj, fk, fv, fv2, pv;
-      J6 Jf1, Jf2; J3 Jp1, Jp2, Jl; Mo vf, vf2; V3 pv_o; double ps;
+      J6 Jf1, Jf2;
+      J3 Jp1, Jp2, Jl;
+      Mo vf, vf2;
+      V3 pv_o;
+      double ps;
     };
-    const talus::ReferenceFrame rf2 = in.rf == talus::ReferenceFrame::local ? talus::ReferenceFrame::local : talus::ReferenceFrame::local_world_aligned;
+    const talus::ReferenceFrame rf2 = in.rf == talus::ReferenceFrame::local
+                                          ? talus::ReferenceFrame::local
+                                          : talus::ReferenceFrame::local_world_aligned;
     auto o = std::make_unique<Out>();
     twice("jacobians", *o, [&](D& d, Out& out) {
       out.cjj = talus::compute_joint_jacobians(model, d, in.q);
@@ -152,7 +183,8 @@ struct Dynamics {
       out.fv2 = talus::frame_velocity(model, d, in.frame, rf2, out.vf2);
       out.pv = talus::point_velocity(model, d, in.body, in.p, in.rf, out.pv_o);
     });
-    const bool bad_frame = in.frame < 0 || in.frame >= nf, bad_body = in.body < -1 || in.body >= nb, bad_rf = !valid_rf(in.rf);
+    const bool bad_frame = in.frame < 0 || in.frame >= nf, bad_body = in.body < -1 || in.body >= nb,
+               bad_rf = !valid_rf(in.rf);
     expect_fail_on(bad_frame || bad_rf, "frame_jacobian(data)", o->fj1, "frame id or ReferenceFrame out of range");
     expect_fail_on(bad_body || bad_rf, "point_jacobian(data)", o->pj1, "body id or ReferenceFrame out of range");
     check_output("frame_jacobian(data)", o->fj1, o->Jf1);
@@ -165,7 +197,8 @@ struct Dynamics {
     expect_fail_on(bad_frame || bad_rf, "frame_jacobian(q)", o->fj2, "frame id or ReferenceFrame out of range");
     expect_fail_on(bad_frame || bad_rf, "frame_linear_jacobian", o->flj, "frame id or ReferenceFrame out of range");
     expect_fail_on(bad_body || bad_rf, "point_jacobian(q)", o->pj2, "body id or ReferenceFrame out of range");
-    if (o->cjj == Status::ok && o->fj1 == Status::ok && o->fj2 == Status::ok && std::memcmp(&o->Jf1, &o->Jf2, sizeof(J6)) != 0)
+    if (o->cjj == Status::ok && o->fj1 == Status::ok && o->fj2 == Status::ok &&
+        std::memcmp(&o->Jf1, &o->Jf2, sizeof(J6)) != 0)
       finding("frame_jacobian", Status::ok, "the data and q overloads differ at the same q");
     if (o->fk != Status::ok) return;
     const double ps2 = o->ps * o->ps;  // world-frame columns carry p × ω: cancellation ∝ |p|
@@ -182,20 +215,34 @@ struct Dynamics {
 
   // ---- group 2: RNEA, ABA, CRBA and their equations ----------------------------------------
   void run_dynamics(const M& model) {
-    struct In { Q q; V v, a, tau; Fext f; bool with_f; } in{config(), vec(), vec(), vec(), fext(), r.bit()};
-    struct Out { Status rnea, nle, grav, crba, aba, rnea2, bias; V tau_o, C, g, ddq, tau2, Cf; H Hm; double ps; };
+    struct In {
+      Q q;
+      V v, a, tau;
+      Fext f;
+      bool with_f;
+    } in{config(), vec(), vec(), vec(), fext(), r.bit()};
+    struct Out {
+      Status rnea, nle, grav, crba, aba, rnea2, bias;
+      V tau_o, C, g, ddq, tau2, Cf;
+      H Hm;
+      double ps;
+    };
     auto o = std::make_unique<Out>();
     twice("dynamics", *o, [&](D& d, Out& out) {
       const V zero = V::Zero();
-      out.rnea = in.with_f ? talus::rnea(model, d, in.q, in.v, in.a, in.f, out.tau_o) : talus::rnea(model, d, in.q, in.v, in.a, out.tau_o);
+      out.rnea = in.with_f ? talus::rnea(model, d, in.q, in.v, in.a, in.f, out.tau_o)
+                           : talus::rnea(model, d, in.q, in.v, in.a, out.tau_o);
       out.nle = talus::nonlinear_effects(model, d, in.q, in.v, out.C);
       out.grav = talus::generalized_gravity(model, d, in.q, out.g);
-      out.aba = in.with_f ? talus::aba(model, d, in.q, in.v, in.tau, in.f, out.ddq) : talus::aba(model, d, in.q, in.v, in.tau, out.ddq);
+      out.aba = in.with_f ? talus::aba(model, d, in.q, in.v, in.tau, in.f, out.ddq)
+                          : talus::aba(model, d, in.q, in.v, in.tau, out.ddq);
       out.crba = talus::crba(model, d, in.q);
       out.Hm = d.H;
       out.ps = position_scale(d);
-      out.rnea2 = in.with_f ? talus::rnea(model, d, in.q, in.v, out.ddq, in.f, out.tau2) : talus::rnea(model, d, in.q, in.v, out.ddq, out.tau2);
-      out.bias = in.with_f ? talus::rnea(model, d, in.q, in.v, zero, in.f, out.Cf) : talus::rnea(model, d, in.q, in.v, zero, out.Cf);
+      out.rnea2 = in.with_f ? talus::rnea(model, d, in.q, in.v, out.ddq, in.f, out.tau2)
+                            : talus::rnea(model, d, in.q, in.v, out.ddq, out.tau2);
+      out.bias = in.with_f ? talus::rnea(model, d, in.q, in.v, zero, in.f, out.Cf)
+                           : talus::rnea(model, d, in.q, in.v, zero, out.Cf);
     });
     check_output("rnea", o->rnea, o->tau_o);
     check_output("nonlinear_effects", o->nle, o->C);
@@ -223,14 +270,24 @@ struct Dynamics {
 
   // ---- group 3: sparse LtL factorisation and solves ------------------------------------------
   void run_ltl(const M& model) {
-    struct In { Q q; V x; H Hf; int mode; } in{config(), vec(), H::Zero(), r.byte() % 4};
+    struct In {
+      Q q;
+      V x;
+      H Hf;
+      int mode;
+    } in{config(), vec(), H::Zero(), r.byte() % 4};
     if (in.mode == 2) {
       r.fill(in.Hf);
       in.Hf = ((in.Hf + in.Hf.transpose()) * 0.5).eval();
     }
     using Dyn = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, nv + 2, 1>;
     const int wrong_rows = static_cast<int>(r.byte() % (nv + 3));
-    struct Out { Status crba, fac, ltl, lt, l, mul, mul2, wrong; bool wrong_zero; V y, y2, z, w; H L, Hm; };
+    struct Out {
+      Status crba, fac, ltl, lt, l, mul, mul2, wrong;
+      bool wrong_zero;
+      V y, y2, z, w;
+      H L, Hm;
+    };
     auto o = std::make_unique<Out>();
     twice("ltl", *o, [&](D& d, Out& out) {
       out.crba = out.fac = Status::ok;
@@ -262,12 +319,14 @@ struct Dynamics {
       out.wrong_zero = all_zero(wx);
     });
     if (in.mode != 1) check_output("factorize_ltl", o->fac, o->L);
-    if (o->wrong != Status::ok && !o->wrong_zero) finding("solve_ltl", o->wrong, "not ok but x (wrong size) is not zero");
+    if (o->wrong != Status::ok && !o->wrong_zero)
+      finding("solve_ltl", o->wrong, "not ok but x (wrong size) is not zero");
     check_output("solve_ltl", o->ltl, o->y);
     check_output("multiply_ltl", o->mul, o->w);
     if (in.mode == 1 && o->ltl == Status::ok) finding("solve_ltl", o->ltl, "ok without a factorisation");
     if (in.mode == 3 && o->ltl == Status::ok) finding("solve_ltl", o->ltl, "ok after a failed factorisation");
-    if (wrong_rows != nv && o->wrong == Status::ok) finding("solve_ltl", o->wrong, "ok on a vector with the wrong number of rows");
+    if (wrong_rows != nv && o->wrong == Status::ok)
+      finding("solve_ltl", o->wrong, "ok on a vector with the wrong number of rows");
     if (o->fac == Status::ok && in.mode != 1) {
       // backward error of a Cholesky factor and solve: ≤ c·n·eps·|Lᵀ||L|, whatever cond(H)
       const H LtL = o->L.transpose() * o->L;
@@ -278,20 +337,34 @@ struct Dynamics {
         check_residual("solve_ltl", "multiply_ltl(solve_ltl(x)) - x", (o->z - in.x).eval(), 1e-11,
                        1 + max_abs(in.x) + (absLtL * o->y.cwiseAbs()).maxCoeff());
       if (o->ltl == Status::ok && o->lt == Status::ok && o->l == Status::ok)
-        check_residual("solve_ltl", "solve_ltl(x) - solve_l(solve_lt(x))", (o->y - o->y2).eval(), 1e-14, 1 + max_abs(o->y));
+        check_residual("solve_ltl", "solve_ltl(x) - solve_l(solve_lt(x))", (o->y - o->y2).eval(), 1e-14,
+                       1 + max_abs(o->y));
     }
   }
 
   // ---- group 4: centre of mass and centroidal momentum ---------------------------------------
   void run_centroidal(const M& model) {
-    struct In { Q q; V v; } in{config(), vec()};
-    struct Out { Status com1, com2, jc, ag, hg; V3 c1, c2, vc; double m; J3 Jc; J6 Ag; talus::Force<double> h; double ps; };
+    struct In {
+      Q q;
+      V v;
+    } in{config(), vec()};
+    struct Out {
+      Status com1, com2, jc, ag, hg;
+      V3 c1, c2, vc;
+      double m;
+      J3 Jc;
+      J6 Ag;
+      talus::Force<double> h;
+      double ps;
+    };
     auto o = std::make_unique<Out>();
     twice("centroidal", *o, [&](D& d, Out& out) {
       out.com1 = talus::center_of_mass(model, d, in.q);
       out.c1 = d.com;
       out.com2 = talus::center_of_mass(model, d, in.q, in.v);
-      out.c2 = d.com; out.vc = d.vcom; out.m = d.mass;
+      out.c2 = d.com;
+      out.vc = d.vcom;
+      out.m = d.mass;
       out.ps = position_scale(d);
       out.jc = talus::com_jacobian(model, d, in.q, out.Jc);
       out.ag = talus::centroidal_momentum_matrix(model, d, in.q, out.Ag);
@@ -314,8 +387,15 @@ struct Dynamics {
 
   // ---- group 5: integrate, difference, normalize ---------------------------------------------
   void run_configuration(const M& model) {
-    struct In { Q q0, q1; V v; } in{config(), config(), vec()};
-    struct Out { Status integ, diff, norm, cfg_int, cfg_norm, back, diff2; Q qi, qn, qb; V dq, dq2; };
+    struct In {
+      Q q0, q1;
+      V v;
+    } in{config(), config(), vec()};
+    struct Out {
+      Status integ, diff, norm, cfg_int, cfg_norm, back, diff2;
+      Q qi, qn, qb;
+      V dq, dq2;
+    };
     auto o = std::make_unique<Out>();
     twice("configuration", *o, [&](D&, Out& out) {
       out.integ = talus::integrate(model, in.q0, in.v, out.qi);
@@ -329,8 +409,10 @@ struct Dynamics {
     });
     check_output("integrate", o->integ, o->qi);
     check_output("difference", o->diff, o->dq);
-    if (o->integ == Status::ok && o->cfg_int != Status::ok) finding("integrate", o->integ, "ok but the result is not a valid configuration");
-    if (o->norm == Status::ok && o->cfg_norm != Status::ok) finding("normalize", o->norm, "ok but the result is not a valid configuration");
+    if (o->integ == Status::ok && o->cfg_int != Status::ok)
+      finding("integrate", o->integ, "ok but the result is not a valid configuration");
+    if (o->norm == Status::ok && o->cfg_norm != Status::ok)
+      finding("normalize", o->norm, "ok but the result is not a valid configuration");
     if (o->norm != Status::ok && std::memcmp(&o->qn, &in.q0, sizeof(Q)) != 0 && !all_zero(o->qn))
       finding("normalize", o->norm, "not ok but q changed (documented: unchanged)");
     if (o->diff == Status::ok && o->back == Status::ok && o->diff2 == Status::ok)
@@ -342,9 +424,14 @@ struct Dynamics {
   void run_sincos() {
     const std::uint8_t mode = r.byte();  // raw bits, or a nice value times 10^k (k = 0..15)
     const double x = (mode & 1) ? r.raw_double() : r.nice_double() * std::pow(10.0, (mode >> 1) % 16);
-    struct Out { double s, c; };
+    struct Out {
+      double s, c;
+    };
     Out o1, o2;
-    (void)no_heap("sincos", [&] { talus::sincos(x, o1.s, o1.c); return Status::ok; });
+    (void)no_heap("sincos", [&] {
+      talus::sincos(x, o1.s, o1.c);
+      return Status::ok;
+    });
     talus::sincos(x, o2.s, o2.c);
     if (std::memcmp(&o1, &o2, sizeof o1) != 0) finding("sincos", Status::ok, "same input, different output bits");
     if (!std::isfinite(x)) return;
@@ -359,17 +446,40 @@ struct Dynamics {
 
   // ---- group 7: stale Data must not change results ------------------------------------------
   void run_stale(const M& model) {
-    struct In { Q q1; V v1, a1; Q q2; V v2, t2; Q q3; V v3, t3; int frame; talus::ReferenceFrame rf; } in{
-        config(), vec(), vec(), config(), vec(), vec(), config(), vec(), vec(), r.index(nf), r.reference_frame()};
-    struct Res { Status s[5]; H Hm; V ddq, tau; J6 J; J3 Jc; };
-    struct Out { Res stale, fresh; };
+    struct In {
+      Q q1;
+      V v1, a1;
+      Q q2;
+      V v2, t2;
+      Q q3;
+      V v3, t3;
+      int frame;
+      talus::ReferenceFrame rf;
+    } in{config(), vec(), vec(), config(), vec(), vec(), config(), vec(), vec(), r.index(nf), r.reference_frame()};
+    struct Res {
+      Status s[5];
+      H Hm;
+      V ddq, tau;
+      J6 J;
+      J3 Jc;
+    };
+    struct Out {
+      Res stale, fresh;
+    };
     auto third = [&](D& d, Res& res, D* fresh) {
-      auto reset = [&] { if (fresh) *fresh = D{}; };
+      auto reset = [&] {
+        if (fresh) *fresh = D{};
+      };
       D& a = fresh ? *fresh : d;
-      res.s[0] = talus::crba(model, a, in.q3); res.Hm = a.H; reset();
-      res.s[1] = talus::aba(model, a, in.q3, in.v3, in.t3, res.ddq); reset();
-      res.s[2] = talus::rnea(model, a, in.q3, in.v3, in.t3, res.tau); reset();
-      res.s[3] = talus::frame_jacobian(model, a, in.q3, in.frame, in.rf, res.J); reset();
+      res.s[0] = talus::crba(model, a, in.q3);
+      res.Hm = a.H;
+      reset();
+      res.s[1] = talus::aba(model, a, in.q3, in.v3, in.t3, res.ddq);
+      reset();
+      res.s[2] = talus::rnea(model, a, in.q3, in.v3, in.t3, res.tau);
+      reset();
+      res.s[3] = talus::frame_jacobian(model, a, in.q3, in.frame, in.rf, res.J);
+      reset();
       res.s[4] = talus::com_jacobian(model, a, in.q3, res.Jc);
     };
     auto o = std::make_unique<Out>();
@@ -408,23 +518,33 @@ struct Dynamics {
       const int i = r.byte() % 3, j = r.byte() % 3;
       const std::uint8_t how = r.byte();
       const double x = r.scalar();
-      auto set = [&](double& target) { target = (how & 1) ? x : target * std::exp2(std::fmin(std::fmax(x, -60), 60) * ((how >> 1) & 1 ? 8 : 1)); };
+      auto set = [&](double& target) {
+        target = (how & 1) ? x : target * std::exp2(std::fmin(std::fmax(x, -60), 60) * ((how >> 1) & 1 ? 8 : 1));
+      };
       auto& I = m->inertia[b];
       switch (kind) {
         case 0: set(I.mass); break;
         case 1: set(I.com[i]); break;
-        case 2: set(I.I_c(i, j)); I.I_c(j, i) = I.I_c(i, j); break;
+        case 2:
+          set(I.I_c(i, j));
+          I.I_c(j, i) = I.I_c(i, j);
+          break;
         case 3: set(m->joint_placement[b].R(i, j)); break;
         case 4: set(m->joint_placement[b].p[i]); break;
         case 5: set(m->axis[b][i]); break;
-        case 6: if (nf > 0) set(m->frames[static_cast<std::size_t>(b % (nf > 0 ? nf : 1))].placement.R(i, j)); break;
-        case 7: if (nf > 0) set(m->frames[static_cast<std::size_t>(b % (nf > 0 ? nf : 1))].placement.p[i]); break;
+        case 6:
+          if (nf > 0) set(m->frames[static_cast<std::size_t>(b % (nf > 0 ? nf : 1))].placement.R(i, j));
+          break;
+        case 7:
+          if (nf > 0) set(m->frames[static_cast<std::size_t>(b % (nf > 0 ? nf : 1))].placement.p[i]);
+          break;
       }
     }
     // What check_model must refuse, judged here independently (clear-cut cases only).
     for (int b = 0; b < nb; ++b) {
       const auto& I = m->inertia[b];
-      nan = nan || !std::isfinite(I.mass) || !finite(I.com) || !finite(I.I_c) || !finite(m->joint_placement[b]) || !finite(m->axis[b]);
+      nan = nan || !std::isfinite(I.mass) || !finite(I.com) || !finite(I.I_c) || !finite(m->joint_placement[b]) ||
+            !finite(m->axis[b]);
       neg_mass = neg_mass || I.mass < 0;
       if (finite(I.I_c)) {
         Eigen::SelfAdjointEigenSolver<talus::Matrix3<double>> es(I.I_c, Eigen::EigenvaluesOnly);
@@ -432,18 +552,22 @@ struct Dynamics {
       }
       if (finite(m->joint_placement[b].R)) {
         const auto& R = m->joint_placement[b].R;
-        non_rot = non_rot || max_abs((R.transpose() * R - talus::Matrix3<double>::Identity()).eval()) > 1e-6 || R.determinant() < 0;
+        non_rot = non_rot || max_abs((R.transpose() * R - talus::Matrix3<double>::Identity()).eval()) > 1e-6 ||
+                  R.determinant() < 0;
       }
     }
     for (int f = 0; f < nf; ++f) {
       const auto& F = m->frames[static_cast<std::size_t>(f)].placement;
       nan = nan || !finite(F);
-      if (finite(F.R)) non_rot = non_rot || max_abs((F.R.transpose() * F.R - talus::Matrix3<double>::Identity()).eval()) > 1e-6 || F.R.determinant() < 0;
+      if (finite(F.R))
+        non_rot = non_rot || max_abs((F.R.transpose() * F.R - talus::Matrix3<double>::Identity()).eval()) > 1e-6 ||
+                  F.R.determinant() < 0;
     }
     const Status s = no_heap("check_model", [&] { return talus::check_model(*m); });
     if (s == Status::ok && nan) finding("check_model", s, "accepted a NaN/Inf parameter");
     if (s == Status::ok && neg_mass) finding("check_model", s, "accepted a negative mass");
-    if (s == Status::ok && non_pd) finding("check_model", s, "accepted a rotational inertia with a negative eigenvalue");
+    if (s == Status::ok && non_pd)
+      finding("check_model", s, "accepted a rotational inertia with a negative eigenvalue");
     if (s == Status::ok && non_rot) finding("check_model", s, "accepted a placement rotation that is not a rotation");
     if (s != Status::ok) return;
     run_group(*m, static_cast<Group>(r.byte() % perturbed));

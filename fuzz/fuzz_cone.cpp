@@ -26,9 +26,9 @@ constexpr int MaxC = 4;
 // Distances in the (normal, ‖tangent‖) half-plane (both cones are round): K = {t ≤ μ n},
 // K* = {μ t ≤ n}. Written independently of the header's projection.
 double cone_distance(double m, double n, double t) {
-  if (t <= m * n && n >= 0) return 0.0;                   // inside (μ = 0: the ray n ≥ 0)
-  if (m * t <= -n) return std::sqrt(n * n + t * t);        // nearest point: the apex
-  return (t - m * n) / std::sqrt(1 + m * m);               // nearest point on the edge
+  if (t <= m * n && n >= 0) return 0.0;              // inside (μ = 0: the ray n ≥ 0)
+  if (m * t <= -n) return std::sqrt(n * n + t * t);  // nearest point: the apex
+  return (t - m * n) / std::sqrt(1 + m * m);         // nearest point on the edge
 }
 double dual_cone_distance(double m, double n, double t) {
   if (m * t <= n) return 0.0;
@@ -103,8 +103,8 @@ void run_cone(std::uint8_t b0, Reader& r) {
     run(*o1);
     run(*o2);
     const bool same_f = o1->f.size() == o2->f.size() &&
-                        (o1->f.size() == 0 ||
-                         std::memcmp(o1->f.data(), o2->f.data(), sizeof(S) * static_cast<std::size_t>(o1->f.size())) == 0);
+                        (o1->f.size() == 0 || std::memcmp(o1->f.data(), o2->f.data(),
+                                                          sizeof(S) * static_cast<std::size_t>(o1->f.size())) == 0);
     if (o1->s != o2->s || !same_f) finding(name, o1->s, "same input, different status or output bits");
     if (o1->report.iterations != o2->report.iterations || o1->report.exit != o2->report.exit)
       finding(name, o1->s, "same input, different report");
@@ -148,10 +148,11 @@ void run_cone(std::uint8_t b0, Reader& r) {
                        !(c <= ta + (tr + slack) * sf * ss);
       if (bad) {
         char buf[240];
-        std::snprintf(buf, sizeof buf,
-                      "contact %d of %d: primal %.3g dual %.3g compl %.3g, scales f %.3g sigma %.3g, tol abs %.3g rel %.3g, "
-                      "%d iterations",
-                      i, nc, p, d, c, sf, ss, ta, tr, out.report.iterations);
+        std::snprintf(
+            buf, sizeof buf,
+            "contact %d of %d: primal %.3g dual %.3g compl %.3g, scales f %.3g sigma %.3g, tol abs %.3g rel %.3g, "
+            "%d iterations",
+            i, nc, p, d, c, sf, ss, ta, tr, out.report.iterations);
         finding(name, out.s, "ok but the Coulomb (De Saxce) conditions do not hold", buf);
       }
     }

@@ -107,7 +107,8 @@ template <>
 struct Feet<Solo> {
   static int frame(int k) {
     namespace s = talus::models::solo12;
-    static constexpr int f[4] = {s::frame_id("FL_FOOT"), s::frame_id("FR_FOOT"), s::frame_id("HL_FOOT"), s::frame_id("HR_FOOT")};
+    static constexpr int f[4] = {s::frame_id("FL_FOOT"), s::frame_id("FR_FOOT"), s::frame_id("HL_FOOT"),
+                                 s::frame_id("HR_FOOT")};
     return f[k % 4];
   }
 };
@@ -124,7 +125,8 @@ struct Feet<Block> {
 template <class O, class = void>
 struct has_solver : std::false_type {};
 template <class O>
-struct has_solver<O, std::void_t<decltype(std::declval<O&>().solver), decltype(std::declval<O&>().cone)>> : std::true_type {};
+struct has_solver<O, std::void_t<decltype(std::declval<O&>().solver), decltype(std::declval<O&>().cone)>>
+    : std::true_type {};
 template <class R, class = void>
 struct has_cone_report : std::false_type {};
 template <class R>
@@ -224,8 +226,8 @@ struct ContactFuzz {
     double orientation = 0, mu = 0;
     int edges = 4;
     unsigned value = 0;
-    int side = 0;             // set_limit_target
-    double tv = 0, ta = 0;    // set_target, set_limit_target
+    int side = 0;           // set_limit_target
+    double tv = 0, ta = 0;  // set_target, set_limit_target
   };
   struct BilSpec {
     bool by_frame = true;
@@ -258,8 +260,8 @@ struct ContactFuzz {
     unsigned solver = lemke;
     talus::ConeSolverOptions<double> cone{};
     int covering_size = 0;
-    bool bil_target = false;            // impulses_contact(…, w, …) with the bilateral set
-    int bil_extra = 0;                  // 1: w one entry longer than the set's rows (refused)
+    bool bil_target = false;  // impulses_contact(…, w, …) with the bilateral set
+    int bil_extra = 0;        // 1: w one entry longer than the set's rows (refused)
     std::array<double, MR + 1> bil_w{};
   };
 
@@ -330,8 +332,8 @@ struct ContactFuzz {
         const std::uint8_t c = r.byte();
         if (c >= 240) a.cone = c;
       }
-      a.mode = (k >> 4) & 3;                                             // 0 none, 1..3 set_mode(0..2)
-      if (k >= 240) a.mode = 4 + (k & 3);                                // set_mode with a value outside
+      a.mode = (k >> 4) & 3;               // 0 none, 1..3 set_mode(0..2)
+      if (k >= 240) a.mode = 4 + (k & 3);  // set_mode with a value outside
       if (a.by_frame) {
         const std::uint8_t f = r.byte();
         a.frame = f < 128 ? Feet<M>::frame(f) : r.index(nframes);
@@ -375,13 +377,14 @@ struct ContactFuzz {
           lo = qi - dd;
           hi = qi + dd;
         } else {
-          static constexpr double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+          static constexpr double nan = std::numeric_limits<double>::quiet_NaN(),
+                                  inf = std::numeric_limits<double>::infinity();
           switch (b % 8) {
             case 0: lo = nan; break;
             case 1: hi = inf; break;
             case 2: lo = qi + 1, hi = qi - 1; break;  // lo > hi
             case 3: lo = hi = qi; break;
-            case 4: lo = -1e9; break;                  // not < 1e9: no limit
+            case 4: lo = -1e9; break;  // not < 1e9: no limit
             case 5: lo = qi - 1e-300, hi = qi + 1e-300; break;
             case 6: lo = r.scalar(), hi = r.scalar(); break;
             default: lo = -9.99e8, hi = 9.99e8; break;
@@ -467,11 +470,11 @@ struct ContactFuzz {
         if (b.set_anchor) {  // current position + offset (cm steps), or raw
           const V3 off = vec3();
           V3 p = V3::Zero();
-          if (b.by_frame && b.frame >= 0 && b.frame < nframes && model.frames[static_cast<std::size_t>(b.frame)].body >= 0)
+          if (b.by_frame && b.frame >= 0 && b.frame < nframes &&
+              model.frames[static_cast<std::size_t>(b.frame)].body >= 0)
             p = world_point(*d, model.frames[static_cast<std::size_t>(b.frame)].body,
                             model.frames[static_cast<std::size_t>(b.frame)].placement.p);
-          else if (!b.by_frame)
-            p = world_point(*d, b.body, b.point);
+          else if (!b.by_frame) p = world_point(*d, b.body, b.point);
           b.anchor = (a & 1) ? V3(off) : V3(p + 0.01 * off);
         }
       }
@@ -489,11 +492,16 @@ struct ContactFuzz {
       b = r.byte();
       o.softening = b < 128 ? 0.0 : b < 200 ? (b - 128) * 1e-3 : r.scalar();
       b = r.byte();
-      o.stiffness = b < 128 ? std::numeric_limits<double>::infinity() : b < 224 ? std::pow(10.0, (b - 128) % 12) : r.scalar() * 1e3;
+      o.stiffness = b < 128   ? std::numeric_limits<double>::infinity()
+                    : b < 224 ? std::pow(10.0, (b - 128) % 12)
+                              : r.scalar() * 1e3;
       b = r.byte();
       o.damping = b < 128 ? 0.0 : b < 224 ? std::pow(10.0, (b - 128) % 8 - 2) : r.scalar();
       b = r.byte();
-      o.margin = b < 128 ? 0.01 : b < 200 ? (b - 128) * 1e-3 : b < 224 ? std::numeric_limits<double>::infinity() : r.scalar() * 0.01;
+      o.margin = b < 128   ? 0.01
+                 : b < 200 ? (b - 128) * 1e-3
+                 : b < 224 ? std::numeric_limits<double>::infinity()
+                           : r.scalar() * 0.01;
     }
     if (I.group >= 2) {
       const std::uint8_t b = r.byte();
@@ -620,8 +628,10 @@ struct ContactFuzz {
       const AddSpec& a = I.adds[static_cast<std::size_t>(i)];
       int index = -7;
       const ConeModel cone = static_cast<ConeModel>(a.cone);
-      const Status s = a.by_frame ? cp.add_contact(model, a.frame, a.normal, a.mu, a.edges, cone, a.orientation, a.anchor, &index)
-                                  : cp.add_contact(a.body, a.point, a.normal, a.mu, a.edges, cone, a.orientation, a.anchor, nullptr, &index);
+      const Status s =
+          a.by_frame ? cp.add_contact(model, a.frame, a.normal, a.mu, a.edges, cone, a.orientation, a.anchor, &index)
+                     : cp.add_contact(a.body, a.point, a.normal, a.mu, a.edges, cone, a.orientation, a.anchor, nullptr,
+                                      &index);
       o.add[static_cast<std::size_t>(i)] = s;
       o.add_index[static_cast<std::size_t>(i)] = index;
       o.add_fail[static_cast<std::size_t>(i)] = fail_rec(cp.failure());
@@ -708,7 +718,8 @@ struct ContactFuzz {
     }
     for (int i = 0; i < I.nbil; ++i)
       if (I.bil[static_cast<std::size_t>(i)].set_anchor && index[static_cast<std::size_t>(i)] >= 0)
-        o.bil_anchor[static_cast<std::size_t>(i)] = cs.set_contact_anchor(index[static_cast<std::size_t>(i)], I.bil[static_cast<std::size_t>(i)].anchor);
+        o.bil_anchor[static_cast<std::size_t>(i)] =
+            cs.set_contact_anchor(index[static_cast<std::size_t>(i)], I.bil[static_cast<std::size_t>(i)].anchor);
     o.bil_bind = cs.bind(model);
     if (I.toggle != -1) o.bil_toggle = cs.set_active(I.toggle, I.toggle_on);
   }
@@ -732,7 +743,7 @@ struct ContactFuzz {
     int m;
     std::array<double, MR> lambda;
     bool lambda_zero, lambda_finite;
-    bool with_w, w_ok;                // impulses with a bilateral velocity target: w as passed
+    bool with_w, w_ok;  // impulses with a bilateral velocity target: w as passed
     int w_rows;
     std::array<double, MR + 1> w;
   };
@@ -829,7 +840,8 @@ struct ContactFuzz {
     const int g = in->group;
     o.nsolves = g == 3 ? MaxSolves : 1;
     for (int k = 0; k < o.nsolves; ++k)
-      solve(d, cp, cs, g == 3 ? sequence[static_cast<std::size_t>(k)] : static_cast<Level>(g), o.solves[static_cast<std::size_t>(k)]);
+      solve(d, cp, cs, g == 3 ? sequence[static_cast<std::size_t>(k)] : static_cast<Level>(g),
+            o.solves[static_cast<std::size_t>(k)]);
   }
 
   // ---- the shadow: what every add/set call must do (the documented rules) -----------------------
@@ -841,7 +853,9 @@ struct ContactFuzz {
   };
   static bool target_ok(double x) { return std::fabs(x) <= 1e9; }  // input_limits::magnitude; NaN fails
   static bool point_ok(const V3& p) { return (p.array().abs() <= 1e6).all(); }
-  static bool mu_ok(double mu, int edges) { return mu >= 0 && mu <= 1e3 && edges >= 4 && edges <= ME && edges % 2 == 0; }
+  static bool mu_ok(double mu, int edges) {
+    return mu >= 0 && mu <= 1e3 && edges >= 4 && edges <= ME && edges % 2 == 0;
+  }
   static bool plane_ok(const V3& n, const V3& anchor, double o) {
     return point_ok(anchor) && talus::all_finite(n) && std::fabs(n.norm() - 1) <= 1e-6 && std::fabs(o) <= 1e3;
   }
@@ -852,7 +866,8 @@ struct ContactFuzz {
       std::snprintf(buf, sizeof buf, "%s: expected %s", what, talus::to_string(want));
       finding(fn, got, "wrong status", buf);
     }
-    if (got == Status::ok && (f.status() != Status::ok || f.reason != 0)) finding(fn, got, "ok but failure() records a failure", what);
+    if (got == Status::ok && (f.status() != Status::ok || f.reason != 0))
+      finding(fn, got, "ok but failure() records a failure", what);
     if (got != Status::ok && (f.status() != got || f.reason == 0)) {
       std::snprintf(buf, sizeof buf, "%s: failure() says %s / %s", what, talus::to_string(f.status()),
                     talus::to_string(static_cast<ContactFailureReason>(f.reason)));
@@ -872,19 +887,24 @@ struct ContactFuzz {
       else if (sh.n >= MC) want = Status::capacity_exceeded, why = ContactFailureReason::too_many_contacts;
       else if (a.body < 0 || a.body >= nb) want = Status::invalid_input, why = ContactFailureReason::body_out_of_range;
       else if (!point_ok(a.point)) want = Status::invalid_input, why = ContactFailureReason::point_invalid;
-      else if (a.cone > 1) want = Status::invalid_input, why = ContactFailureReason::friction_invalid;  // cone outside the enumerators
+      else if (a.cone > 1)
+        want = Status::invalid_input, why = ContactFailureReason::friction_invalid;  // cone outside the enumerators
       else if (!mu_ok(a.mu, a.edges)) want = Status::invalid_input, why = ContactFailureReason::friction_invalid;
       else if (!point_ok(a.anchor)) want = Status::invalid_input, why = ContactFailureReason::point_invalid;
-      else if (!plane_ok(a.normal, a.anchor, a.orientation)) want = Status::invalid_input, why = ContactFailureReason::normal_invalid;
+      else if (!plane_ok(a.normal, a.anchor, a.orientation))
+        want = Status::invalid_input, why = ContactFailureReason::normal_invalid;
       const Status got = o.add[static_cast<std::size_t>(i)];
-      std::snprintf(buf, sizeof buf, "add %d (body %d, mu %.3g, edges %d, cone %u, |n| %.17g)", i, a.body, a.mu, a.edges, a.cone,
-                    a.normal.norm());
+      std::snprintf(buf, sizeof buf, "add %d (body %d, mu %.3g, edges %d, cone %u, |n| %.17g)", i, a.body, a.mu,
+                    a.edges, a.cone, a.normal.norm());
       expect_status(fn, got, want, o.add_fail[static_cast<std::size_t>(i)], buf);
       if (got != Status::ok && why != ContactFailureReason::none &&
           o.add_fail[static_cast<std::size_t>(i)].reason != static_cast<std::int64_t>(why) && want != Status::ok)
-        finding(fn, got, "failure() names another reason", talus::to_string(static_cast<ContactFailureReason>(o.add_fail[static_cast<std::size_t>(i)].reason)));
-      if (got == Status::ok && o.add_index[static_cast<std::size_t>(i)] != sh.n) finding(fn, got, "index is not the contact's");
-      if (got != Status::ok && o.add_index[static_cast<std::size_t>(i)] != -7) finding(fn, got, "not ok but index was written");
+        finding(fn, got, "failure() names another reason",
+                talus::to_string(static_cast<ContactFailureReason>(o.add_fail[static_cast<std::size_t>(i)].reason)));
+      if (got == Status::ok && o.add_index[static_cast<std::size_t>(i)] != sh.n)
+        finding(fn, got, "index is not the contact's");
+      if (got != Status::ok && o.add_index[static_cast<std::size_t>(i)] != -7)
+        finding(fn, got, "not ok but index was written");
       if (got != Status::ok) continue;
       AddSpec c = a;
       c.mode = 0;
@@ -892,8 +912,8 @@ struct ContactFuzz {
       sh.active[static_cast<std::size_t>(k)] = true;
       if (a.mode != 0) {
         const bool ok = a.mode - 1 <= 2;
-        expect_status("ContactProblem::set_mode", o.mode[static_cast<std::size_t>(i)], ok ? Status::ok : Status::invalid_input,
-                      o.mode_fail[static_cast<std::size_t>(i)], "after add");
+        expect_status("ContactProblem::set_mode", o.mode[static_cast<std::size_t>(i)],
+                      ok ? Status::ok : Status::invalid_input, o.mode_fail[static_cast<std::size_t>(i)], "after add");
         if (ok) c.mode = a.mode - 1;
       }
       sh.c[static_cast<std::size_t>(k)] = c;
@@ -914,8 +934,11 @@ struct ContactFuzz {
         want[static_cast<std::size_t>(nwant++)] = talus::JointLimit<double>{iq, iv, lo, hi};
         ++expected;
       });
-      expect_status("ContactProblem::add_joint_limits", o.lim[static_cast<std::size_t>(k)], s, o.lim_fail[static_cast<std::size_t>(k)], "");
-      if (o.lim_count[static_cast<std::size_t>(k)] != expected) finding("ContactProblem::add_joint_limits", o.lim[static_cast<std::size_t>(k)], "limits() is not the number of finite limits");
+      expect_status("ContactProblem::add_joint_limits", o.lim[static_cast<std::size_t>(k)], s,
+                    o.lim_fail[static_cast<std::size_t>(k)], "");
+      if (o.lim_count[static_cast<std::size_t>(k)] != expected)
+        finding("ContactProblem::add_joint_limits", o.lim[static_cast<std::size_t>(k)],
+                "limits() is not the number of finite limits");
     }
     if (o.limits != expected) finding("ContactProblem::limits", Status::ok, "wrong count");
     for (int l = 0; l < std::min(expected, ML); ++l) {
@@ -930,8 +953,9 @@ struct ContactFuzz {
       const bool idx = p.index >= 0 && p.index < sh.n;
       AddSpec* c = idx ? &sh.c[static_cast<std::size_t>(p.index)] : nullptr;
       Status want_s = idx ? Status::ok : Status::invalid_input;
-      static const char* names[7] = {"ContactProblem::set_active", "ContactProblem::set_contact_plane", "ContactProblem::set_friction",
-                                     "ContactProblem::set_mode", "ContactProblem::set_cone", "ContactProblem::set_target",
+      static const char* names[7] = {"ContactProblem::set_active",      "ContactProblem::set_contact_plane",
+                                     "ContactProblem::set_friction",    "ContactProblem::set_mode",
+                                     "ContactProblem::set_cone",        "ContactProblem::set_target",
                                      "ContactProblem::set_limit_target"};
       ContactFailureReason why = idx ? ContactFailureReason::none : ContactFailureReason::index_out_of_range;
       if (p.kind == 4 && !has_set_cone<CP>::value) continue;
@@ -956,14 +980,16 @@ struct ContactFuzz {
           if (want_s == Status::ok) c->cone = p.value;
           break;
         case 5:
-          if (idx && !(target_ok(p.tv) && target_ok(p.ta))) want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
+          if (idx && !(target_ok(p.tv) && target_ok(p.ta)))
+            want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
           if (want_s == Status::ok) c->tv = p.tv, c->ta = p.ta;
           break;
         default: {
           const bool lidx = p.index >= 0 && p.index < std::min(expected, ML) && p.side >= 0 && p.side <= 1;
           want_s = lidx ? Status::ok : Status::invalid_input;
           why = lidx ? ContactFailureReason::none : ContactFailureReason::index_out_of_range;
-          if (lidx && !(target_ok(p.tv) && target_ok(p.ta))) want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
+          if (lidx && !(target_ok(p.tv) && target_ok(p.ta)))
+            want_s = Status::invalid_input, why = ContactFailureReason::input_invalid;
           if (want_s == Status::ok) {
             sh.ltv[static_cast<std::size_t>(p.index)][static_cast<std::size_t>(p.side)] = p.tv;
             sh.lta[static_cast<std::size_t>(p.index)][static_cast<std::size_t>(p.side)] = p.ta;
@@ -971,30 +997,35 @@ struct ContactFuzz {
           break;
         }
       }
-      if (p.kind >= 5 && want_s != Status::ok && o.op_fail[static_cast<std::size_t>(i)].reason != static_cast<std::int64_t>(why))
+      if (p.kind >= 5 && want_s != Status::ok &&
+          o.op_fail[static_cast<std::size_t>(i)].reason != static_cast<std::int64_t>(why))
         finding(names[p.kind], o.op[static_cast<std::size_t>(i)], "failure() names another reason",
                 talus::to_string(static_cast<ContactFailureReason>(o.op_fail[static_cast<std::size_t>(i)].reason)));
       std::snprintf(buf, sizeof buf, "operation %d, index %d", i, p.index);
-      expect_status(names[p.kind], o.op[static_cast<std::size_t>(i)], want_s, o.op_fail[static_cast<std::size_t>(i)], buf);
+      expect_status(names[p.kind], o.op[static_cast<std::size_t>(i)], want_s, o.op_fail[static_cast<std::size_t>(i)],
+                    buf);
       if (o.op[static_cast<std::size_t>(i)] != Status::ok && !o.op_unchanged[static_cast<std::size_t>(i)])
         finding(names[p.kind], o.op[static_cast<std::size_t>(i)], "refused but the contact changed");
     }
     for (int l = 0; l < std::min(expected, ML); ++l)
       for (int side = 0; side < 2; ++side)
-        if (!(o.limit[static_cast<std::size_t>(l)].target_velocity[side] == sh.ltv[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]) ||
-            !(o.limit[static_cast<std::size_t>(l)].target_acceleration[side] == sh.lta[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]))
+        if (!(o.limit[static_cast<std::size_t>(l)].target_velocity[side] ==
+              sh.ltv[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]) ||
+            !(o.limit[static_cast<std::size_t>(l)].target_acceleration[side] ==
+              sh.lta[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)]))
           finding("ContactProblem::limit", Status::ok, "a limit row's target is not what set_limit_target made it");
     // the final contacts
     if (o.size != sh.n) finding("ContactProblem::size", Status::ok, "not the number of contacts added");
-    if (o.bad_contact.body != -1) finding("ContactProblem::contact", Status::ok, "an unknown index gives a contact with a body");
+    if (o.bad_contact.body != -1)
+      finding("ContactProblem::contact", Status::ok, "an unknown index gives a contact with a body");
     if (o.find_null != -1) finding("ContactProblem::find", Status::ok, "find(nullptr) is not -1");
     for (int i = 0; i < sh.n; ++i) {
       const AddSpec& c = sh.c[static_cast<std::size_t>(i)];
       const Snap& s = o.contacts[static_cast<std::size_t>(i)];
       const char* fn = "ContactProblem::contact";
       if (s.body != c.body || s.point != c.point || s.normal != c.normal || s.anchor != c.anchor || !(s.mu == c.mu) ||
-          s.edges != c.edges || s.cone != c.cone || s.mode != c.mode || s.active != sh.active[static_cast<std::size_t>(i)] ||
-          !(s.tv == c.tv) || !(s.ta == c.ta))
+          s.edges != c.edges || s.cone != c.cone || s.mode != c.mode ||
+          s.active != sh.active[static_cast<std::size_t>(i)] || !(s.tv == c.tv) || !(s.ta == c.ta))
         finding(fn, Status::ok, "a contact is not what the calls made it");
       // the polygon frame: t1 = cos(o) t0 + sin(o) n x t0, t0 = n x e / |n x e| (e the axis least aligned with n)
       int k = 0;
@@ -1005,14 +1036,20 @@ struct ContactFuzz {
       if (!((s.t1 - t1).cwiseAbs().maxCoeff() <= 1e-12 * (1 + std::fabs(c.orientation)) + 4 * dn) ||
           !(std::fabs(s.t1.dot(c.normal)) <= 1e-12) || !(std::fabs(s.t1.norm() - 1) <= 1e-12 + 4 * dn) ||
           !((s.t2 - c.normal.cross(s.t1)).cwiseAbs().maxCoeff() <= 1e-15)) {
-        std::snprintf(buf, sizeof buf, "contact %d: n (%.17g %.17g %.17g) orientation %.17g: t1 (%.17g %.17g %.17g), expected (%.17g %.17g %.17g)", i,
-                      c.normal.x(), c.normal.y(), c.normal.z(), c.orientation, s.t1.x(), s.t1.y(), s.t1.z(), t1.x(), t1.y(), t1.z());
+        std::snprintf(
+            buf, sizeof buf,
+            "contact %d: n (%.17g %.17g %.17g) orientation %.17g: t1 (%.17g %.17g %.17g), expected (%.17g %.17g %.17g)",
+            i, c.normal.x(), c.normal.y(), c.normal.z(), c.orientation, s.t1.x(), s.t1.y(), s.t1.z(), t1.x(), t1.y(),
+            t1.z());
         finding(fn, Status::ok, "the polygon frame is not (n, t1, n x t1) as documented", buf);
       }
       int first = -1;
       for (int j = 0; j < sh.n && first < 0; ++j)
-        if (s.name && o.contacts[static_cast<std::size_t>(j)].name && std::strcmp(s.name, o.contacts[static_cast<std::size_t>(j)].name) == 0) first = j;
-      if (o.find[static_cast<std::size_t>(i)] != first) finding("ContactProblem::find", Status::ok, "not the first contact of that name");
+        if (s.name && o.contacts[static_cast<std::size_t>(j)].name &&
+            std::strcmp(s.name, o.contacts[static_cast<std::size_t>(j)].name) == 0)
+          first = j;
+      if (o.find[static_cast<std::size_t>(i)] != first)
+        finding("ContactProblem::find", Status::ok, "not the first contact of that name");
     }
   }
 
@@ -1030,8 +1067,8 @@ struct ContactFuzz {
     std::array<J3, MC> J{};
     std::array<V3, MC> p{}, vp{};
     std::array<double, MC> gap{};
-    bool c_ok = false;             // C = rnea(q, v, 0 [, f_ext]) evaluated (f_ext may be invalid: impulses ignore it)
-    std::array<V3, MC> a0{};       // each contact point's acceleration at q̈ = 0 (world)
+    bool c_ok = false;        // C = rnea(q, v, 0 [, f_ext]) evaluated (f_ext may be invalid: impulses ignore it)
+    std::array<V3, MC> a0{};  // each contact point's acceleration at q̈ = 0 (world)
   };
 
   void reference(Ref& R, const BuildOut& b) const {
@@ -1041,12 +1078,14 @@ struct ContactFuzz {
     if (talus::crba(model, *d, I.q) != Status::ok) return;
     R.H = d->H;
     const V zero = V::Zero();
-    const Status sc = I.with_f ? talus::rnea(model, *d, I.q, I.v, zero, I.f, R.C) : talus::rnea(model, *d, I.q, I.v, zero, R.C);
+    const Status sc = I.with_f ? talus::rnea(model, *d, I.q, I.v, zero, I.f, R.C)
+                               : talus::rnea(model, *d, I.q, I.v, zero, R.C);
     R.c_ok = sc == Status::ok;
     if (talus::forward_kinematics(model, *d, I.q, I.v, zero) != Status::ok) return;
     for (int i = 0; i < b.size; ++i)
-      (void)talus::point_acceleration(model, *d, b.contacts[static_cast<std::size_t>(i)].body, b.contacts[static_cast<std::size_t>(i)].point,
-                                      talus::ReferenceFrame::world, R.a0[static_cast<std::size_t>(i)]);
+      (void)talus::point_acceleration(model, *d, b.contacts[static_cast<std::size_t>(i)].body,
+                                      b.contacts[static_cast<std::size_t>(i)].point, talus::ReferenceFrame::world,
+                                      R.a0[static_cast<std::size_t>(i)]);
     R.ps = position_scale(*d);
     Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, nv, nv>> es(R.H, Eigen::EigenvaluesOnly);
     R.lmin = es.eigenvalues()(0);
@@ -1115,8 +1154,8 @@ struct ContactFuzz {
     const double tol = base + 1e-14 * k;
     if (!(err <= tol * scale)) {
       char buf[220];
-      std::snprintf(buf, sizeof buf, "%s residual %.3g > %.3g (base %.1g + 1e-14 x kappa %.3g) x scale %.3g", what, err, tol * scale,
-                    base, k, scale);
+      std::snprintf(buf, sizeof buf, "%s residual %.3g > %.3g (base %.1g + 1e-14 x kappa %.3g) x scale %.3g", what, err,
+                    tol * scale, base, k, scale);
       finding(fn, Status::ok, "ok but the equations do not hold", buf);
     }
   }
@@ -1141,15 +1180,17 @@ struct ContactFuzz {
   bool cone_options_valid() const {
     const auto& o = in->cone;
     const double mag = 1e9;
-    return o.max_iterations >= 1 && o.absolute_tolerance >= 0 && o.absolute_tolerance <= mag && o.relative_tolerance >= 0 &&
-           o.relative_tolerance <= 1 && o.over_relaxation > 0 && o.over_relaxation < 2 && o.rho >= 0 && o.rho <= mag &&
-           o.rho_update_ratio >= 1 && o.rho_update_ratio <= mag && o.rho_update_factor >= 1 && o.rho_update_factor <= mag;
+    return o.max_iterations >= 1 && o.absolute_tolerance >= 0 && o.absolute_tolerance <= mag &&
+           o.relative_tolerance >= 0 && o.relative_tolerance <= 1 && o.over_relaxation > 0 && o.over_relaxation < 2 &&
+           o.rho >= 0 && o.rho <= mag && o.rho_update_ratio >= 1 && o.rho_update_ratio <= mag &&
+           o.rho_update_factor >= 1 && o.rho_update_factor <= mag;
   }
   unsigned solver() const { return has_solver<Opt>::value ? in->solver : static_cast<unsigned>(lemke); }
 
   static const char* level_name(int level, bool bil) {
-    static const char* n[2][3] = {{"forward_dynamics_contact", "impulses_contact", "time_step_contact"},
-                                  {"forward_dynamics_contact(bilateral)", "impulses_contact(bilateral)", "time_step_contact(bilateral)"}};
+    static const char* n[2][3] = {
+        {"forward_dynamics_contact", "impulses_contact", "time_step_contact"},
+        {"forward_dynamics_contact(bilateral)", "impulses_contact(bilateral)", "time_step_contact(bilateral)"}};
     return n[bil ? 1 : 0][level];
   }
 
@@ -1168,27 +1209,33 @@ struct ContactFuzz {
       finding(fn, s, "ok with report.residual above its tolerance (or negative, or NaN)");
     for (int i = 0; i < MC; ++i) {
       const bool valid = i < b.size;
-      if (o.fs[static_cast<std::size_t>(i)] != (valid ? Status::ok : Status::invalid_input)) finding("ContactProblem::force", o.fs[static_cast<std::size_t>(i)], "wrong status for the index");
-      if (o.wfs[static_cast<std::size_t>(i)] != o.fs[static_cast<std::size_t>(i)]) finding("ContactProblem::world_force", o.wfs[static_cast<std::size_t>(i)], "not the status of force()");
+      if (o.fs[static_cast<std::size_t>(i)] != (valid ? Status::ok : Status::invalid_input))
+        finding("ContactProblem::force", o.fs[static_cast<std::size_t>(i)], "wrong status for the index");
+      if (o.wfs[static_cast<std::size_t>(i)] != o.fs[static_cast<std::size_t>(i)])
+        finding("ContactProblem::world_force", o.wfs[static_cast<std::size_t>(i)], "not the status of force()");
       // after a failed solve (s) or for an unknown index (invalid_input): zero
       const Status fs = !valid ? Status::invalid_input : s;
       check_output("ContactProblem::force", fs, o.f[static_cast<std::size_t>(i)]);
       check_output("ContactProblem::world_force", fs, o.wf[static_cast<std::size_t>(i)]);
-      if (!valid && o.sliding[static_cast<std::size_t>(i)]) finding("ContactProblem::sliding", s, "true for an unknown index");
+      if (!valid && o.sliding[static_cast<std::size_t>(i)])
+        finding("ContactProblem::sliding", s, "true for an unknown index");
     }
     for (int l = 0; l < ML; ++l)
       for (int side = 0; side < 2; ++side) {
         const double f = o.limf[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)];
-        if ((!ok || l >= b.limits) && f != 0.0) finding("ContactProblem::limit_force", s, "not zero after a failed solve or for an unknown limit");
+        if ((!ok || l >= b.limits) && f != 0.0)
+          finding("ContactProblem::limit_force", s, "not zero after a failed solve or for an unknown limit");
         if (ok && !std::isfinite(f)) finding("ContactProblem::limit_force", s, "ok but not finite");
       }
-    if (o.bad_force != Status::invalid_input || !all_zero(o.bad_f)) finding("ContactProblem::force", o.bad_force, "index -1 not refused with a zero force");
+    if (o.bad_force != Status::invalid_input || !all_zero(o.bad_f))
+      finding("ContactProblem::force", o.bad_force, "index -1 not refused with a zero force");
     if (I.bilateral) {
       if (!ok && !o.lambda_zero) finding(fn, s, "not ok but lambda is not zero");
       if (ok && !o.lambda_finite) finding(fn, s, "ok but lambda is not finite");
     }
     // failure()
-    if (ok && (o.fail.status() != Status::ok || o.fail.reason != 0)) finding(fn, s, "ok but failure() records a failure");
+    if (ok && (o.fail.status() != Status::ok || o.fail.reason != 0))
+      finding(fn, s, "ok but failure() records a failure");
     if (!ok && (o.fail.status() != s || o.fail.reason == 0)) finding(fn, s, "not ok but failure() does not record it");
 
     // ---- refusals the inputs call for ----
@@ -1204,24 +1251,33 @@ struct ContactFuzz {
     const unsigned sol = solver();
     bool cone_match = true;
     for (int i = 0; i < b.size; ++i)
-      if (b.contacts[static_cast<std::size_t>(i)].active && (b.contacts[static_cast<std::size_t>(i)].cone == 0) != (sol == lemke)) cone_match = false;
+      if (b.contacts[static_cast<std::size_t>(i)].active &&
+          (b.contacts[static_cast<std::size_t>(i)].cone == 0) != (sol == lemke))
+        cone_match = false;
     const bool rigid = op.stiffness > 1e30;
     const double cfm = rigid ? 0.0 : 1.0 / (h * op.stiffness + op.damping);
     const double erp = rigid ? 1.0 : h * op.stiffness * cfm;
     const bool step_ok = level != step || (cfm == cfm && cfm < 1e12 && erp == erp);
     const bool w_ok = !o.with_w || o.w_ok;  // impulses_contact(…, w, …): refused before anything else
-    if (!w_ok && (s != Status::invalid_input || o.fail.reason != static_cast<std::int64_t>(ContactFailureReason::input_invalid)))
-      finding(fn, s, "a bilateral velocity target of the wrong size or beyond 1e9 not refused with invalid_input / input_invalid");
-    const bool early_invalid = !w_ok || !q_ok || !v_ok || !tau_ok || !f_ok || !options_valid(op) || sol > 2 || !h_ok || !cone_match || !step_ok;
+    if (!w_ok &&
+        (s != Status::invalid_input || o.fail.reason != static_cast<std::int64_t>(ContactFailureReason::input_invalid)))
+      finding(
+          fn, s,
+          "a bilateral velocity target of the wrong size or beyond 1e9 not refused with invalid_input / input_invalid");
+    const bool early_invalid = !w_ok || !q_ok || !v_ok || !tau_ok || !f_ok || !options_valid(op) || sol > 2 || !h_ok ||
+                               !cone_match || !step_ok;
     if (early_invalid && s != Status::invalid_input) {
-      std::snprintf(buf, sizeof buf, "q %d v %d tau %d fext %d options %d solver %u h %d (%.3g) cones %d step %d", q_ok, v_ok, tau_ok, f_ok,
-                    options_valid(op), sol, h_ok, h, cone_match, step_ok);
+      std::snprintf(buf, sizeof buf, "q %d v %d tau %d fext %d options %d solver %u h %d (%.3g) cones %d step %d", q_ok,
+                    v_ok, tau_ok, f_ok, options_valid(op), sol, h_ok, h, cone_match, step_ok);
       finding(fn, s, "invalid input not refused with invalid_input", buf);
     }
-    if (I.bilateral && b.bil_bind != Status::ok && s == Status::ok) finding(fn, s, "ok with a bilateral set that is not bound");
+    if (I.bilateral && b.bil_bind != Status::ok && s == Status::ok)
+      finding(fn, s, "ok with a bilateral set that is not bound");
     if (sol == lemke && !lcp_options_valid() && ok) finding(fn, s, "ok with invalid LCP options");
-    if (sol == lemke && ok && !covering_valid(o.unknowns)) finding(fn, s, "ok with a covering vector that does not fit the LCP");
-    if ((sol == pgs || sol == admm) && !cone_options_valid() && ok) finding(fn, s, "ok with invalid cone-solver options");
+    if (sol == lemke && ok && !covering_valid(o.unknowns))
+      finding(fn, s, "ok with a covering vector that does not fit the LCP");
+    if ((sol == pgs || sol == admm) && !cone_options_valid() && ok)
+      finding(fn, s, "ok with invalid cone-solver options");
     if (!ok) return;
     if (!R.ok || (level != imp && !R.c_ok)) {
       finding(fn, s, "ok but the harness could not evaluate the state (crba/rnea/jacobians refused it)");
@@ -1239,7 +1295,9 @@ struct ContactFuzz {
       int pt = c.active ? 1 : 0;
       if (c.active && level == step) {
         const double g = R.gap[static_cast<std::size_t>(i)];
-        const double slack = 64 * eps * (R.p[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() + c.anchor.cwiseAbs().maxCoeff() + std::fabs(g));
+        const double slack =
+            64 * eps *
+            (R.p[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() + c.anchor.cwiseAbs().maxCoeff() + std::fabs(g));
         pt = near_boundary(g, margin, slack) ? -1 : g <= margin ? 1 : 0;
       }
       part[static_cast<std::size_t>(i)] = pt;
@@ -1248,17 +1306,21 @@ struct ContactFuzz {
       if (pt != 0) mu_max = std::max(mu_max, c.mu);
       n_sliding += o.sliding[static_cast<std::size_t>(i)];
       if (pt == 0 && !all_zero(o.f[static_cast<std::size_t>(i)])) {
-        std::snprintf(buf, sizeof buf, "contact %d (active %d, gap %.3g, margin %.3g)", i, static_cast<int>(c.active), R.gap[static_cast<std::size_t>(i)], margin);
+        std::snprintf(buf, sizeof buf, "contact %d (active %d, gap %.3g, margin %.3g)", i, static_cast<int>(c.active),
+                      R.gap[static_cast<std::size_t>(i)], margin);
         finding(fn, s, "a contact that does not take part has a force", buf);
       }
-      if (pt == 0 && o.sliding[static_cast<std::size_t>(i)]) finding(fn, s, "a contact that does not take part is sliding");
+      if (pt == 0 && o.sliding[static_cast<std::size_t>(i)])
+        finding(fn, s, "a contact that does not take part is sliding");
     }
     if (o.contacts < n_part || o.contacts > n_part + n_unknown) {
-      std::snprintf(buf, sizeof buf, "report.contacts %d, expected %d (+%d at the margin)", o.contacts, n_part, n_unknown);
+      std::snprintf(buf, sizeof buf, "report.contacts %d, expected %d (+%d at the margin)", o.contacts, n_part,
+                    n_unknown);
       finding(fn, s, "the report does not count the contacts that take part", buf);
     }
     if (o.nsliding != n_sliding) finding(fn, s, "report.sliding is not the number of sliding() contacts");
-    if (level != acc && n_sliding) finding(fn, s, "a contact slides at velocity level (only the acceleration level classifies)");
+    if (level != acc && n_sliding)
+      finding(fn, s, "a contact slides at velocity level (only the acceleration level classifies)");
     const double lthr = level == step ? std::max(margin, in_limit_margin()) : in_limit_margin();
     std::array<std::array<int, 2>, ML> lpart{};
     int nl_part = 0, nl_unknown = 0;
@@ -1275,7 +1337,8 @@ struct ContactFuzz {
         if (pt == 0 && f != 0.0) finding(fn, s, "a limit row that does not take part has a force");
       }
     }
-    if (o.limit_rows < nl_part || o.limit_rows > nl_part + nl_unknown) finding(fn, s, "the report does not count the limit rows that take part");
+    if (o.limit_rows < nl_part || o.limit_rows > nl_part + nl_unknown)
+      finding(fn, s, "the report does not count the limit rows that take part");
 
     // ---- forces, world forces, generalized force ----
     const J3* Jc = R.J.data();
@@ -1285,7 +1348,8 @@ struct ContactFuzz {
       const V3& f = o.f[static_cast<std::size_t>(i)];
       const V3 wf = f[0] * c.normal + f[1] * c.t1 + f[2] * c.t2;
       const V3& got = o.wf[static_cast<std::size_t>(i)];
-      if (!((got - wf).cwiseAbs().maxCoeff() <= 4 * eps * f.cwiseAbs().sum() * 2)) finding("ContactProblem::world_force", s, "not f_n n + f_t1 t1 + f_t2 t2");
+      if (!((got - wf).cwiseAbs().maxCoeff() <= 4 * eps * f.cwiseAbs().sum() * 2))
+        finding("ContactProblem::world_force", s, "not f_n n + f_t1 t1 + f_t2 t2");
       sum_jf += Jc[i].transpose() * got;
       abs_jf += Jc[i].cwiseAbs().transpose() * got.cwiseAbs();
     }
@@ -1293,7 +1357,8 @@ struct ContactFuzz {
       const auto& L = b.limit[static_cast<std::size_t>(l)];
       const double fl = o.limf[static_cast<std::size_t>(l)][0] - o.limf[static_cast<std::size_t>(l)][1];
       sum_jf[L.idx_v] += fl;
-      abs_jf[L.idx_v] += std::fabs(o.limf[static_cast<std::size_t>(l)][0]) + std::fabs(o.limf[static_cast<std::size_t>(l)][1]);
+      abs_jf[L.idx_v] +=
+          std::fabs(o.limf[static_cast<std::size_t>(l)][0]) + std::fabs(o.limf[static_cast<std::size_t>(l)][1]);
     }
     const double ps2 = R.ps * R.ps;
     {
@@ -1321,14 +1386,16 @@ struct ContactFuzz {
       sc = 1 + max_abs(I.tau) + max_abs(R.C) + (R.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + max_abs(abs_jf) + s_gtl;
     } else if (level == imp) {
       res = R.H * (o.x - I.v) - sum_jf - Gtl;
-      sc = 1 + (R.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + (R.H.cwiseAbs() * I.v.cwiseAbs()).maxCoeff() + max_abs(abs_jf) + s_gtl;
+      sc = 1 + (R.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + (R.H.cwiseAbs() * I.v.cwiseAbs()).maxCoeff() +
+           max_abs(abs_jf) + s_gtl;
     } else {
       res = R.H * (o.x - I.v) - h * (I.tau - R.C) - sum_jf - Gtl;
       sc = 1 + (R.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + (R.H.cwiseAbs() * I.v.cwiseAbs()).maxCoeff() +
            h * (max_abs(I.tau) + max_abs(R.C)) + max_abs(abs_jf) + s_gtl;
     }
-    check_eq(fn, level == acc ? "H qdd + C - tau - J^T f - G^T lambda" : "H (v+ - v) - (h (tau - C)) - J^T p - G^T Lambda", max_abs(res), sc,
-             1e-9 * ps2, t);
+    check_eq(fn,
+             level == acc ? "H qdd + C - tau - J^T f - G^T lambda" : "H (v+ - v) - (h (tau - C)) - J^T p - G^T Lambda",
+             max_abs(res), sc, 1e-9 * ps2, t);
     if (m) {
       Eigen::VectorXd g = Eigen::VectorXd::Zero(m);
       if (level == acc) g = R.gamma;
@@ -1337,7 +1404,11 @@ struct ContactFuzz {
       const Eigen::VectorXd r2 = R.G * o.x - g;
       const double s2 = sc + 1 + max_abs(g) + (R.G.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() +
                         (max_abs(R.H) + max_abs(R.G)) * std::fmax(max_abs(o.x), max_abs(lam));
-      check_eq(fn, level == acc ? "G qdd - gamma" : level == imp ? (o.with_w ? "G v+ - w" : "G v+") : "G v+ + (erp/h) e", max_abs(r2), s2, 1e-9 * ps2, t);
+      check_eq(fn,
+               level == acc   ? "G qdd - gamma"
+               : level == imp ? (o.with_w ? "G v+ - w" : "G v+")
+                              : "G v+ + (erp/h) e",
+               max_abs(r2), s2, 1e-9 * ps2, t);
     }
     if (level == step) {  // q+ = q (+) h v+
       Q qn;
@@ -1351,7 +1422,8 @@ struct ContactFuzz {
     // each contact point's acceleration (acc: J q̈ + its acceleration at q̈ = 0) or velocity after (imp, step), world
     std::array<V3, MC> w{};
     for (int i = 0; i < b.size; ++i)
-      w[static_cast<std::size_t>(i)] = Jc[i] * o.x + (level == acc ? V3(R.a0[static_cast<std::size_t>(i)]) : V3(V3::Zero()));
+      w[static_cast<std::size_t>(i)] =
+          Jc[i] * o.x + (level == acc ? V3(R.a0[static_cast<std::size_t>(i)]) : V3(V3::Zero()));
     // scales (lcp_lemke.hpp's check, bounded here): s_D ≥ |D_ij|, s_z ≥ |z|, s_w ≥ |q| + n max|M| s_z
     double amax = 1.0;  // ‖A_r‖ (limit rows: 1)
     for (int i = 0; i < b.size; ++i)
@@ -1368,12 +1440,19 @@ struct ContactFuzz {
       const V3& wi = w[static_cast<std::size_t>(i)];
       const double wt = std::max(std::fabs(c.t1.dot(wi)), std::fabs(c.t2.dot(wi)));
       s_z = std::max({s_z, f.cwiseAbs().maxCoeff(), c.mu * std::fabs(f[0]), c.mu > 0 ? 2 * wt : 0.0});
-      s_row = std::max(s_row, wi.cwiseAbs().maxCoeff() + (level == acc ? R.a0[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() : 0.0));
-      s_xj = std::max(s_xj, (Jc[i].cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + R.vp[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() * (level == acc));
+      s_row = std::max(s_row, wi.cwiseAbs().maxCoeff() +
+                                  (level == acc ? R.a0[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() : 0.0));
+      s_xj = std::max(s_xj, (Jc[i].cwiseAbs() * o.x.cwiseAbs()).maxCoeff() +
+                                R.vp[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() * (level == acc));
       s_lvl = std::max(s_lvl, std::fabs(level == acc ? c.ta : c.tv));
       if (level == imp) s_lvl = std::max(s_lvl, op.restitution * R.vp[static_cast<std::size_t>(i)].norm());
       if (level == step)
-        s_lvl = std::max(s_lvl, (std::fabs(R.gap[static_cast<std::size_t>(i)]) + 64 * eps * (R.p[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() + c.anchor.cwiseAbs().maxCoeff())) / h);
+        s_lvl =
+            std::max(s_lvl,
+                     (std::fabs(R.gap[static_cast<std::size_t>(i)]) +
+                      64 * eps *
+                          (R.p[static_cast<std::size_t>(i)].cwiseAbs().maxCoeff() + c.anchor.cwiseAbs().maxCoeff())) /
+                         h);
     }
     for (int l = 0; l < b.limits; ++l) {
       const auto& L = b.limit[static_cast<std::size_t>(l)];
@@ -1384,7 +1463,9 @@ struct ContactFuzz {
         s_lvl = std::max(s_lvl, std::fabs(level == acc ? L.target_acceleration[side] : L.target_velocity[side]));
         if (level == step) {
           const double g = side == 0 ? I.q[L.idx_q] - L.lower : L.upper - I.q[L.idx_q];
-          s_lvl = std::max(s_lvl, (std::fabs(g) + 8 * eps * (std::fabs(I.q[L.idx_q]) + std::fabs(L.lower) + std::fabs(L.upper))) / h);
+          s_lvl = std::max(s_lvl, (std::fabs(g) +
+                                   8 * eps * (std::fabs(I.q[L.idx_q]) + std::fabs(L.lower) + std::fabs(L.upper))) /
+                                      h);
         }
       }
     }
@@ -1398,8 +1479,10 @@ struct ContactFuzz {
     const double s_w = s_q + (lem ? n_lcp : 3 * (n_part + n_unknown + nl_part + nl_unknown)) * s_M * s_z;
     if (!std::isfinite(s_w)) return;  // H numerically singular here: no bound on the Delassus operator
     auto report = [&](const char* promise, const char* what, int i, double value, double bound) {
-      std::snprintf(buf, sizeof buf, "%s %d: %.3g > %.3g (tol %.3g, scales z %.3g w %.3g, D %.3g; exit lcp %u cone %u, pivots %d, iterations %d)",
-                    what, i, value, bound, tau_c, s_z, s_w, s_D, o.lcp_exit, o.cone_exit, o.lcp_pivots, o.cone_iterations);
+      std::snprintf(
+          buf, sizeof buf,
+          "%s %d: %.3g > %.3g (tol %.3g, scales z %.3g w %.3g, D %.3g; exit lcp %u cone %u, pivots %d, iterations %d)",
+          what, i, value, bound, tau_c, s_z, s_w, s_D, o.lcp_exit, o.cone_exit, o.lcp_pivots, o.cone_iterations);
       finding(fn, s, promise, buf);
     };
     for (int i = 0; i < b.size; ++i) {
@@ -1412,20 +1495,23 @@ struct ContactFuzz {
       if (pt == -1 && all_zero(f)) continue;  // at the margin, no force: it may not take part
       // the row's complementarity quantity w_n: acceleration (acc) or v_n+ plus the level's terms
       double wn = c.normal.dot(wi) - (level == acc ? c.ta : c.tv);  // less the row's target (set_target)
-      if (level == imp) wn += op.restitution * std::min(0.0, c.normal.dot(R.vp[static_cast<std::size_t>(i)])) + op.softening * fn_;
+      if (level == imp)
+        wn += op.restitution * std::min(0.0, c.normal.dot(R.vp[static_cast<std::size_t>(i)])) + op.softening * fn_;
       if (level == step) {
         const double g = R.gap[static_cast<std::size_t>(i)];
         wn += (g > 0 ? g / h : erp * g / h) + cfm / h * fn_;
       }
       const double wt1 = c.t1.dot(wi), wt2 = c.t2.dot(wi);
       const bool slide = o.sliding[static_cast<std::size_t>(i)];
-      if (!(fn_ >= -tau_a - tau_c * s_z)) report("ok but a normal force pulls", "contact", i, -fn_, tau_a + tau_c * s_z);
+      if (!(fn_ >= -tau_a - tau_c * s_z))
+        report("ok but a normal force pulls", "contact", i, -fn_, tau_a + tau_c * s_z);
       note(margins().normal, -fn_, tau_a + tau_c * s_z);
       if (lem || slide) {
         note(margins().normal, -wn, tau_c * s_w);
         note(margins().normal, std::fabs(fn_ * wn), tau_c * s_z * s_w);
         if (!(wn >= -tau_c * s_w)) report("ok but a contact penetrates (w_n < 0)", "contact", i, -wn, tau_c * s_w);
-        if (!(std::fabs(fn_ * wn) <= tau_c * s_z * s_w)) report("ok but f_n w_n != 0 (complementarity)", "contact", i, std::fabs(fn_ * wn), tau_c * s_z * s_w);
+        if (!(std::fabs(fn_ * wn) <= tau_c * s_z * s_w))
+          report("ok but f_n w_n != 0 (complementarity)", "contact", i, std::fabs(fn_ * wn), tau_c * s_z * s_w);
       }
       if (slide) {  // kinetic friction against v_t (Lemke's polygon and, at acceleration level, an exact cone)
         const V3 vt = R.vp[static_cast<std::size_t>(i)];
@@ -1433,7 +1519,9 @@ struct ContactFuzz {
         const double vs = (Jc[i].cwiseAbs() * I.v.cwiseAbs()).maxCoeff();
         const double slack = 1e-12 + 64 * nv * eps * vs / (sp > 0 ? sp : 1e-300);
         const double e1 = std::fabs(f[1] + c.mu * fn_ * v1 / sp), e2 = std::fabs(f[2] + c.mu * fn_ * v2 / sp);
-        if (!(std::max(e1, e2) <= slack * c.mu * std::fabs(fn_) + 1e-300)) report("ok but the sliding friction is not -mu f_n v_t/|v_t|", "contact", i, std::max(e1, e2), slack * c.mu * fn_);
+        if (!(std::max(e1, e2) <= slack * c.mu * std::fabs(fn_) + 1e-300))
+          report("ok but the sliding friction is not -mu f_n v_t/|v_t|", "contact", i, std::max(e1, e2),
+                 slack * c.mu * fn_);
       } else if (lem) {
         // inside the polygon: f_t . e_m <= cos(pi/k) (mu f_n + tol) for each edge normal e_m
         const int k = c.edges;
@@ -1446,31 +1534,43 @@ struct ContactFuzz {
           mind = std::min(mind, std::cos(tv) * wt1 + std::sin(tv) * wt2);
         }
         if (c.mu == 0.0) {
-          if (f[1] != 0.0 || f[2] != 0.0) report("ok but a frictionless contact has a friction force", "contact", i, std::fabs(f[1]) + std::fabs(f[2]), 0);
+          if (f[1] != 0.0 || f[2] != 0.0)
+            report("ok but a frictionless contact has a friction force", "contact", i,
+                   std::fabs(f[1]) + std::fabs(f[2]), 0);
         } else {
-          if (!(worst <= ck * (c.mu * fn_ + tau_c * s_w))) report("ok but the friction is outside the polygon", "contact", i, worst, ck * c.mu * fn_);
+          if (!(worst <= ck * (c.mu * fn_ + tau_c * s_w)))
+            report("ok but the friction is outside the polygon", "contact", i, worst, ck * c.mu * fn_);
           // maximum dissipation: f_t . w_t = mu f_n min_j d_j . w_t (w_t = 0 when strictly inside)
           const double diss = f[1] * wt1 + f[2] * wt2, best = c.mu * fn_ * mind;
           const double tol = (2 * k + 3) * tau_c * s_z * s_w;
           note(margins().friction, worst - ck * c.mu * fn_, ck * tau_c * s_w);
           note(margins().friction, std::fabs(diss - best), tol);
-          if (!(std::fabs(diss - best) <= tol)) report("ok but the friction is not maximally dissipative (sticking: w_t = 0)", "contact", i, std::fabs(diss - best), tol);
+          if (!(std::fabs(diss - best) <= tol))
+            report("ok but the friction is not maximally dissipative (sticking: w_t = 0)", "contact", i,
+                   std::fabs(diss - best), tol);
         }
       } else {
         // exact cone (PGS, ADMM): f in K, sigma~ in K*, f . sigma~ = 0 (cone_solvers.hpp's residuals)
         const double ft = std::sqrt(f[1] * f[1] + f[2] * f[2]);
         const double sn = wn + c.mu * std::sqrt(wt1 * wt1 + wt2 * wt2);
         // K = {|f_t| <= mu f_n, f_n >= 0} (for mu = 0 a pull with f_t = 0 is outside: the test needs f_n >= 0)
-        const double pr = ft <= c.mu * fn_ && fn_ >= 0 ? 0.0 : c.mu * ft <= -fn_ ? std::sqrt(fn_ * fn_ + ft * ft) : (ft - c.mu * fn_) / std::sqrt(1 + c.mu * c.mu);
+        const double pr = ft <= c.mu * fn_ && fn_ >= 0 ? 0.0
+                          : c.mu * ft <= -fn_          ? std::sqrt(fn_ * fn_ + ft * ft)
+                                                       : (ft - c.mu * fn_) / std::sqrt(1 + c.mu * c.mu);
         const double st = std::sqrt(wt1 * wt1 + wt2 * wt2);
-        const double du = c.mu * st <= sn ? 0.0 : st <= -c.mu * sn ? std::sqrt(sn * sn + st * st) : (c.mu * st - sn) / std::sqrt(1 + c.mu * c.mu);
+        const double du = c.mu * st <= sn    ? 0.0
+                          : st <= -c.mu * sn ? std::sqrt(sn * sn + st * st)
+                                             : (c.mu * st - sn) / std::sqrt(1 + c.mu * c.mu);
         const double co = std::fabs(fn_ * sn + f[1] * wt1 + f[2] * wt2);
         note(margins().cone, pr, tau_a + tau_c * s_z);
         note(margins().cone, du, tau_a + tau_c * s_w);
         note(margins().cone, co, tau_a + tau_c * s_z * s_w);
-        if (!(pr <= tau_a + tau_c * s_z)) report("ok but the force is outside the friction cone", "contact", i, pr, tau_a + tau_c * s_z);
-        if (!(du <= tau_a + tau_c * s_w)) report("ok but the corrected velocity is outside the dual cone", "contact", i, du, tau_a + tau_c * s_w);
-        if (!(co <= tau_a + tau_c * s_z * s_w)) report("ok but f . sigma~ != 0 (cone complementarity)", "contact", i, co, tau_a + tau_c * s_z * s_w);
+        if (!(pr <= tau_a + tau_c * s_z))
+          report("ok but the force is outside the friction cone", "contact", i, pr, tau_a + tau_c * s_z);
+        if (!(du <= tau_a + tau_c * s_w))
+          report("ok but the corrected velocity is outside the dual cone", "contact", i, du, tau_a + tau_c * s_w);
+        if (!(co <= tau_a + tau_c * s_z * s_w))
+          report("ok but f . sigma~ != 0 (cone complementarity)", "contact", i, co, tau_a + tau_c * s_z * s_w);
       }
     }
     for (int l = 0; l < b.limits; ++l) {
@@ -1479,7 +1579,8 @@ struct ContactFuzz {
         const int pt = lpart[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)];
         const double f = o.limf[static_cast<std::size_t>(l)][static_cast<std::size_t>(side)];
         if (pt == 0 || (pt == -1 && f == 0.0)) continue;
-        double wl = (side == 0 ? 1.0 : -1.0) * o.x[L.idx_v] - (level == acc ? L.target_acceleration[side] : L.target_velocity[side]);
+        double wl = (side == 0 ? 1.0 : -1.0) * o.x[L.idx_v] -
+                    (level == acc ? L.target_acceleration[side] : L.target_velocity[side]);
         if (level == step) {
           const double g = side == 0 ? I.q[L.idx_q] - L.lower : L.upper - I.q[L.idx_q];
           wl += g > 0 ? g / h : erp * g / h;
@@ -1489,8 +1590,11 @@ struct ContactFuzz {
         note(margins().limit, -wl, ta + tau_c * s_w);
         note(margins().limit, std::fabs(f * wl), ta + tau_c * s_z * s_w);
         if (!(f >= -ta - tau_c * s_z)) report("ok but a limit force pulls", "limit row", 2 * l + side, -f, tau_c * s_z);
-        if (!(wl >= -ta - tau_c * s_w)) report("ok but a joint moves beyond its limit (w < 0)", "limit row", 2 * l + side, -wl, tau_c * s_w);
-        if (!(std::fabs(f * wl) <= ta + tau_c * s_z * s_w)) report("ok but f w != 0 at a limit (complementarity)", "limit row", 2 * l + side, std::fabs(f * wl), tau_c * s_z * s_w);
+        if (!(wl >= -ta - tau_c * s_w))
+          report("ok but a joint moves beyond its limit (w < 0)", "limit row", 2 * l + side, -wl, tau_c * s_w);
+        if (!(std::fabs(f * wl) <= ta + tau_c * s_z * s_w))
+          report("ok but f w != 0 at a limit (complementarity)", "limit row", 2 * l + side, std::fabs(f * wl),
+                 tau_c * s_z * s_w);
       }
     }
     // the sliding classification (acceleration level: Lemke's polygon and the exact cone alike)
@@ -1507,7 +1611,8 @@ struct ContactFuzz {
           continue;
         }
         if (o.sliding[static_cast<std::size_t>(i)] != (sp > thr)) {
-          std::snprintf(buf, sizeof buf, "contact %d mode %d: speed %.3g, threshold %.3g, sliding() %d", i, static_cast<int>(c.mode), sp, thr, o.sliding[static_cast<std::size_t>(i)]);
+          std::snprintf(buf, sizeof buf, "contact %d mode %d: speed %.3g, threshold %.3g, sliding() %d", i,
+                        static_cast<int>(c.mode), sp, thr, o.sliding[static_cast<std::size_t>(i)]);
           finding(fn, s, "the sliding classification is wrong", buf);
         }
       }
@@ -1519,18 +1624,25 @@ struct ContactFuzz {
   /// TALUS_FUZZ_TRACE=1: one summary per input on stderr (what the seeds do).
   void print_trace(const Out& o) const {
     const BuildOut& b = o.build;
-    std::fprintf(stderr, "[%s group %d%s%s] adds:", nb == 3 ? "block" : "solo12", in->group, in->bilateral ? " bilateral" : "",
-                 in->with_f ? " fext" : "");
-    for (int i = 0; i < in->nadd; ++i) std::fprintf(stderr, " %s", talus::to_string(b.add[static_cast<std::size_t>(i)]));
-    std::fprintf(stderr, "; limits %d (%s, %s); ops:", b.limits, talus::to_string(b.lim[0]), talus::to_string(b.lim[1]));
-    for (int i = 0; i < in->nops; ++i) std::fprintf(stderr, " %d:%s", in->ops[static_cast<std::size_t>(i)].kind, talus::to_string(b.op[static_cast<std::size_t>(i)]));
+    std::fprintf(stderr, "[%s group %d%s%s] adds:", nb == 3 ? "block" : "solo12", in->group,
+                 in->bilateral ? " bilateral" : "", in->with_f ? " fext" : "");
+    for (int i = 0; i < in->nadd; ++i)
+      std::fprintf(stderr, " %s", talus::to_string(b.add[static_cast<std::size_t>(i)]));
+    std::fprintf(stderr, "; limits %d (%s, %s); ops:", b.limits, talus::to_string(b.lim[0]),
+                 talus::to_string(b.lim[1]));
+    for (int i = 0; i < in->nops; ++i)
+      std::fprintf(stderr, " %d:%s", in->ops[static_cast<std::size_t>(i)].kind,
+                   talus::to_string(b.op[static_cast<std::size_t>(i)]));
     if (in->bilateral) std::fprintf(stderr, "; bind %s", talus::to_string(b.bil_bind));
     std::fprintf(stderr, "; solver %u\n", solver());
     for (int k = 0; k < o.nsolves; ++k) {
       const SolveRec& s = o.solves[static_cast<std::size_t>(k)];
-      std::fprintf(stderr, "  %s: %s (%s) contacts %d sliding %d limit rows %d unknowns %d pivots %d iterations %d rank %d; f_n:",
-                   level_name(s.level, in->bilateral), talus::to_string(s.s), talus::to_string(static_cast<ContactFailureReason>(s.fail.reason)),
-                   s.contacts, s.nsliding, s.limit_rows, s.unknowns, s.lcp_pivots, s.cone_iterations, s.bilateral_rank);
+      std::fprintf(
+          stderr,
+          "  %s: %s (%s) contacts %d sliding %d limit rows %d unknowns %d pivots %d iterations %d rank %d; f_n:",
+          level_name(s.level, in->bilateral), talus::to_string(s.s),
+          talus::to_string(static_cast<ContactFailureReason>(s.fail.reason)), s.contacts, s.nsliding, s.limit_rows,
+          s.unknowns, s.lcp_pivots, s.cone_iterations, s.bilateral_rank);
       for (int i = 0; i < b.size; ++i) std::fprintf(stderr, " %.3g", s.f[static_cast<std::size_t>(i)][0]);
       std::fprintf(stderr, "\n");
     }
@@ -1555,11 +1667,13 @@ struct ContactFuzz {
     run_fresh(*o1);
     run_fresh(*o2);
     const Out& o = *o1;
-    if (std::memcmp(&o.build, &o2->build, sizeof(BuildOut)) != 0) finding("ContactProblem (build)", Status::ok, "same input, different bits");
+    if (std::memcmp(&o.build, &o2->build, sizeof(BuildOut)) != 0)
+      finding("ContactProblem (build)", Status::ok, "same input, different bits");
     for (int k = 0; k < o.nsolves; ++k)
-      if (std::memcmp(&o.solves[static_cast<std::size_t>(k)], &o2->solves[static_cast<std::size_t>(k)], sizeof(SolveRec)) != 0)
-        finding(level_name(o.solves[static_cast<std::size_t>(k)].level, in->bilateral), o.solves[static_cast<std::size_t>(k)].s,
-                "same input, different output bits or status");
+      if (std::memcmp(&o.solves[static_cast<std::size_t>(k)], &o2->solves[static_cast<std::size_t>(k)],
+                      sizeof(SolveRec)) != 0)
+        finding(level_name(o.solves[static_cast<std::size_t>(k)].level, in->bilateral),
+                o.solves[static_cast<std::size_t>(k)].s, "same input, different output bits or status");
     static const bool trace = std::getenv("TALUS_FUZZ_TRACE") != nullptr;
     if (trace) print_trace(o);
     Shadow sh;
@@ -1569,13 +1683,14 @@ struct ContactFuzz {
     margins() = Margins{};
     for (int k = 0; k < o.nsolves; ++k) check_solve(o.solves[static_cast<std::size_t>(k)], o.build, R);
     if (trace)
-      std::fprintf(stderr, "  worst value/bound: equations %.2g, normal %.2g, friction %.2g, cone %.2g, limits %.2g\n", margins().eq,
-                   margins().normal, margins().friction, margins().cone, margins().limit);
+      std::fprintf(stderr, "  worst value/bound: equations %.2g, normal %.2g, friction %.2g, cone %.2g, limits %.2g\n",
+                   margins().eq, margins().normal, margins().friction, margins().cone, margins().limit);
     // the sequence: the second forward / impulse / step (after the other solves on the same
     // problem, Data and set) gives the bits of the first (the cone warm start excepted)
     if (in->group == 3 && !(solver() != lemke && in->cone.warm_start))
       for (int k = 0; k < 3; ++k)
-        if (std::memcmp(&o.solves[static_cast<std::size_t>(k)], &o.solves[static_cast<std::size_t>(k + 3)], sizeof(SolveRec)) != 0)
+        if (std::memcmp(&o.solves[static_cast<std::size_t>(k)], &o.solves[static_cast<std::size_t>(k + 3)],
+                        sizeof(SolveRec)) != 0)
           finding(level_name(k, in->bilateral), o.solves[static_cast<std::size_t>(k + 3)].s,
                   "a second solve of the same problem differs from the first (state left by earlier solves)");
   }

@@ -43,7 +43,8 @@ bool same_estimate(const Ekf& a, const Ekf& b) {
 void check_estimate(const Ekf& e, Status s, const char* function) {
   if (!e.initialized()) return;
   const auto st = e.state();
-  if (!talus::all_finite(st.R) || !talus::all_finite(st.v) || !talus::all_finite(st.p) || !talus::all_finite(e.covariance()))
+  if (!talus::all_finite(st.R) || !talus::all_finite(st.v) || !talus::all_finite(st.p) ||
+      !talus::all_finite(e.covariance()))
     finding(function, s, "a non-finite estimate");
   const Ekf::Covariance& P = e.covariance();
   if ((P - P.transpose()).cwiseAbs().maxCoeff() != 0.0) finding(function, s, "covariance not symmetric");
@@ -121,7 +122,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       for (const auto& f : out) {
         if (s == Status::ok && !(talus::all_finite(f.position) && talus::all_finite(f.covariance)))
           finding(fn, s, "ok with a non-finite foot");
-        if (s != Status::ok && !(f.position.isZero(0) && f.covariance.isZero(0))) finding(fn, s, "outputs not zero on failure");
+        if (s != Status::ok && !(f.position.isZero(0) && f.covariance.isZero(0)))
+          finding(fn, s, "outputs not zero on failure");
       }
       if (s == Status::ok) feet = out;
       continue;

@@ -44,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int feet[4] = {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
                        solo::frame_id("HR_FOOT")};
   const talus::hil::ControllerConfig<double> cfg;
-  if (ctl.init(model(), feet, stance, swing, cfg) != talus::Status::ok) finding("BalanceController::init", talus::Status::ok, "refused solo12's feet");
+  if (ctl.init(model(), feet, stance, swing, cfg) != talus::Status::ok)
+    finding("BalanceController::init", talus::Status::ok, "refused solo12's feet");
   Controller::Config q = Controller::Config::Zero();
   Controller::Tangent v = Controller::Tangent::Zero();
   q[2] = 0.24, q[3] = 1;
@@ -54,7 +55,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (int step = 0; step < 8 && !in.empty(); ++step) {
     t += (in.byte() + 1) * 1e-3;
     const unsigned lift = in.byte() & 0x0F, touching = in.byte() & 0x0F;
-    if (mode & 2) {  // a perturbation of one entry
+    if (mode & 2) {                         // a perturbation of one entry
       const int i = in.byte() % (19 + 18);  // an entry of q or v
       (i < 19 ? q[i] : v[i - 19]) += in.scalar();
     } else {
@@ -80,8 +81,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const double w = v[6 + j];
         const double damp = std::isfinite(w) ? -cfg.damping_safe * w : 0.0;
         const double expect = std::isfinite(damp) && std::abs(damp) <= cfg.torque_limit ? damp
-                              : std::isfinite(damp) ? std::copysign(cfg.torque_limit, damp) : 0.0;
-        if (out.tau[j] != expect) finding("BalanceController::step", out.status, "a refused frame did not command damping");
+                              : std::isfinite(damp) ? std::copysign(cfg.torque_limit, damp)
+                                                    : 0.0;
+        if (out.tau[j] != expect)
+          finding("BalanceController::step", out.status, "a refused frame did not command damping");
       }
     invalid = ctl.sensor_invalid, failures = ctl.talus_failures;
   }

@@ -48,7 +48,13 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   const double tol = r.scalar();
   const int method = method_byte % 8;  // 0..4 direct decompositions, 5 range space, 6 null space, 7 direct, bad method
 
-  struct Out { Status fac, s; V x; Lambda lambda; typename M::MatrixNV H; double res = 0, res_tol = 0; };
+  struct Out {
+    Status fac, s;
+    V x;
+    Lambda lambda;
+    typename M::MatrixNV H;
+    double res = 0, res_tol = 0;
+  };
   auto run = [&](Out& o) {
     auto data = std::make_unique<talus::Data<M>>();
     auto ws = std::make_unique<WS>();
@@ -61,12 +67,16 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
       return o.fac;
     });
     o.H = data->H;
-    const char* name = method < 5 || method == 7 ? "solve_kkt_direct" : method == 5 ? "solve_kkt_range_space" : "solve_kkt_null_space";
+    const char* name = method < 5 || method == 7 ? "solve_kkt_direct"
+                       : method == 5             ? "solve_kkt_range_space"
+                                                 : "solve_kkt_null_space";
     o.s = no_heap(name, [&] {
-      if (method < 5) return talus::solve_kkt_direct(data->H, b, G, g, static_cast<talus::KKTMethod>(method), *ws, o.x, o.lambda);
+      if (method < 5)
+        return talus::solve_kkt_direct(data->H, b, G, g, static_cast<talus::KKTMethod>(method), *ws, o.x, o.lambda);
       if (method == 5) return talus::solve_kkt_range_space(model, *data, b, G, g, *ws, o.x, o.lambda);
       if (method == 6) return talus::solve_kkt_null_space(data->H, b, G, g, *ws, o.x, o.lambda);
-      return talus::solve_kkt_direct(data->H, b, G, g, static_cast<talus::KKTMethod>(5 + method_byte / 8), *ws, o.x, o.lambda);
+      return talus::solve_kkt_direct(data->H, b, G, g, static_cast<talus::KKTMethod>(5 + method_byte / 8), *ws, o.x,
+                                     o.lambda);
     });
     o.res = ws->kkt_residual;
     o.res_tol = ws->kkt_residual_tolerance;
@@ -74,7 +84,9 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   auto o1 = std::make_unique<Out>(), o2 = std::make_unique<Out>();
   run(*o1);
   run(*o2);
-  const char* name = method < 5 || method == 7 ? "solve_kkt_direct" : method == 5 ? "solve_kkt_range_space" : "solve_kkt_null_space";
+  const char* name = method < 5 || method == 7 ? "solve_kkt_direct"
+                     : method == 5             ? "solve_kkt_range_space"
+                                               : "solve_kkt_null_space";
   check_same_bits(name, o1->s, o2->s, o1->x, o2->x);
   check_same_bits_dyn(name, o1->s, o2->s, o1->lambda, o2->lambda);
   const Out& o = *o1;
@@ -93,17 +105,20 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   if (method < 5 && !(o.res >= 0 && o.res <= o.res_tol && o.res_tol > 0))
     finding(name, o.s, "ok but the reported residual is not within its reported tolerance");
   if (method < 5 && std::getenv("TALUS_FUZZ_KKT_RESIDUALS"))
-    std::fprintf(stderr, "kkt residual method %d n %d ratio %.3g\n", method, nv + rows, o.res / ((nv + rows) * 2.220446049250313e-16));
+    std::fprintf(stderr, "kkt residual method %d n %d ratio %.3g\n", method, nv + rows,
+                 o.res / ((nv + rows) * 2.220446049250313e-16));
   // H x − Gᵀ λ = b and G x = g, relative to the magnitudes and the KKT condition number
   const Eigen::MatrixXd Gd = G;
   const Eigen::VectorXd l = o.lambda;
   const V r1 = o.H * o.x - Gd.transpose() * l - b;
   const Eigen::VectorXd r2 = Gd * o.x - g;
-  const double s1 = 1 + max_abs(b) + (o.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() + (rows ? (Gd.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() : 0.0);
+  const double s1 = 1 + max_abs(b) + (o.H.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() +
+                    (rows ? (Gd.transpose().cwiseAbs() * l.cwiseAbs()).maxCoeff() : 0.0);
   const double s2 = 1 + max_abs(g) + (rows ? (Gd.cwiseAbs() * o.x.cwiseAbs()).maxCoeff() : 0.0);
   // normwise backward-error scale (a stable solve of the whole KKT system bounds each block's
   // residual by eps·‖K‖·‖[x; λ]‖, not by that block's own terms)
-  const double sk = std::fmax(s1, s2) + (max_abs(o.H) + (rows ? max_abs(Gd) : 0.0)) * std::fmax(max_abs(o.x), rows ? max_abs(l) : 0.0);
+  const double sk = std::fmax(s1, s2) +
+                    (max_abs(o.H) + (rows ? max_abs(Gd) : 0.0)) * std::fmax(max_abs(o.x), rows ? max_abs(l) : 0.0);
   const double e1 = max_abs(r1) / sk, e2 = rows ? max_abs(r2) / sk : 0.0;
   if (e1 <= 1e-9 && e2 <= 1e-9) return;
   Eigen::MatrixXd K = Eigen::MatrixXd::Zero(nv + rows, nv + rows);
@@ -117,8 +132,9 @@ void run_kkt(const M& model, std::uint8_t method_byte, Reader& r) {
   const double tol_rel = 1e-9 + 1e-14 * kappa;
   if (!(e1 <= tol_rel && e2 <= tol_rel)) {
     char buf[200];
-    std::snprintf(buf, sizeof buf, "relative residuals %.3g, %.3g > %.3g (kappa %.3g; method %d, %d rows, nv %d, H %s, tol %s %.3g)",
-                  e1, e2, tol_rel, kappa, method, rows, nv, from_crba ? "crba" : "raw", set_tol ? "set" : "default", tol);
+    std::snprintf(buf, sizeof buf,
+                  "relative residuals %.3g, %.3g > %.3g (kappa %.3g; method %d, %d rows, nv %d, H %s, tol %s %.3g)", e1,
+                  e2, tol_rel, kappa, method, rows, nv, from_crba ? "crba" : "raw", set_tol ? "set" : "default", tol);
     finding(name, o.s, "ok but the KKT equations do not hold", buf);
   }
 }

@@ -95,8 +95,10 @@ void run_lcp(std::uint8_t b0, Reader& r) {
     auto ws = std::make_unique<WS>();
     out.z.setConstant(MaxN, std::numeric_limits<S>::quiet_NaN());
     out.w.setConstant(MaxN, std::numeric_limits<S>::quiet_NaN());
-    out.s = guess_mode ? no_heap("check_lcp_guess", [&] { return talus::check_lcp_guess(M, q, guess, out.z, out.w, *ws, o, out.report); })
-                       : no_heap("solve_lcp_lemke", [&] { return talus::solve_lcp_lemke(M, q, out.z, out.w, *ws, o, out.report); });
+    out.s = guess_mode ? no_heap("check_lcp_guess",
+                                 [&] { return talus::check_lcp_guess(M, q, guess, out.z, out.w, *ws, o, out.report); })
+                       : no_heap("solve_lcp_lemke",
+                                 [&] { return talus::solve_lcp_lemke(M, q, out.z, out.w, *ws, o, out.report); });
   };
   auto o1 = std::make_unique<Out>(), o2 = std::make_unique<Out>();
   run(*o1);
@@ -112,7 +114,8 @@ void run_lcp(std::uint8_t b0, Reader& r) {
     finding(name, o1->s, "same input, different report");
   const Out& out = *o1;
   for (Eigen::Index i = 0; i < out.z.size(); ++i)
-    if (out.s != Status::ok && (out.z(i) != S(0) || out.w(i) != S(0))) finding(name, out.s, "not ok but an output is not zero");
+    if (out.s != Status::ok && (out.z(i) != S(0) || out.w(i) != S(0)))
+      finding(name, out.s, "not ok but an output is not zero");
   if (out.s == Status::ok && !(finite(out.z) && finite(out.w))) finding(name, out.s, "ok but an output is not finite");
   if (out.s == Status::ok && !(out.report.residual >= S(0) && out.report.residual <= out.report.tolerance))
     finding(name, out.s, "ok with report.residual above report.tolerance (or negative, or NaN)");
@@ -133,8 +136,9 @@ void run_lcp(std::uint8_t b0, Reader& r) {
     const bool bad = !(z(i) >= 0.0) || !(wd(i) >= -tol * sw) || !(std::fabs(z(i) * wd(i)) <= tol * sz * sw) ||
                      !(std::fabs(w(i) - wd(i)) <= 16 * n * eps * (sw + sz));
     if (bad) {
-      std::snprintf(buf, sizeof buf, "i %d of n %d: z %.3g w %.3g (M z + q %.3g), tol %.3g, scales z %.3g w %.3g, exit %s, pivots %d",
-                    i, n, z(i), w(i), wd(i), tol, sz, sw, talus::to_string(out.report.exit), out.report.pivots);
+      std::snprintf(buf, sizeof buf,
+                    "i %d of n %d: z %.3g w %.3g (M z + q %.3g), tol %.3g, scales z %.3g w %.3g, exit %s, pivots %d", i,
+                    n, z(i), w(i), wd(i), tol, sz, sw, talus::to_string(out.report.exit), out.report.pivots);
       finding(name, out.s, "ok but the LCP conditions do not hold", buf);
     }
   }

@@ -117,9 +117,9 @@ class Reader {
   /// One byte → a moderate value in [−3.9, 3.9] (step 1/32), 8 of 256 bytes → an extreme.
   double nice_double() {
     const std::uint8_t b = byte();
-    static constexpr double extremes[8] = {1e200, -1e200, 1e-320, -0.0,
-                                           std::numeric_limits<double>::quiet_NaN(),
-                                           std::numeric_limits<double>::infinity(), 1e7, -1e10};
+    static constexpr double extremes[8] = {
+        1e200, -1e200, 1e-320, -0.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        1e7,   -1e10};
     if (b >= 248) return extremes[b - 248];
     return (static_cast<int>(b) - 124) / 32.0;
   }
@@ -135,8 +135,8 @@ class Reader {
   int index(int n) {
     const std::uint8_t b = byte();
     if (b < 224) return n > 0 ? b % n : -1;
-    static constexpr int odd[8] = {-1, -2, 0, 0, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(),
-                                   1 << 20, -1000};
+    static constexpr int odd[8] = {
+        -1, -2, 0, 0, std::numeric_limits<int>::min(), std::numeric_limits<int>::max(), 1 << 20, -1000};
     const int k = (b - 224) % 12;
     if (k < 8) return odd[k] == 0 ? n : odd[k];
     return n + (k - 8);

@@ -253,12 +253,12 @@ struct VariantRef {
 VariantRef variant_ref(Variant var) {
   switch (var) {
     case rest:
-      return {CRef::rest_status, CRef::rest_count, CRef::rest_ddq, CRef::rest_f, CRef::rest_margin, CRef::rest_cond_ddq, CRef::rest_cond_f};
+      return {CRef::rest_status, CRef::rest_count,    CRef::rest_ddq,   CRef::rest_f,
+              CRef::rest_margin, CRef::rest_cond_ddq, CRef::rest_cond_f};
     case moving:
-      return {CRef::moving_status, CRef::moving_count,    CRef::moving_ddq, CRef::moving_f,
+      return {CRef::moving_status, CRef::moving_count,    CRef::moving_ddq,   CRef::moving_f,
               CRef::moving_margin, CRef::moving_cond_ddq, CRef::moving_cond_f};
-    default:
-      return {CRef::pgs_status, CRef::pgs_count, CRef::pgs_ddq, CRef::pgs_f, nullptr, nullptr, nullptr};
+    default: return {CRef::pgs_status, CRef::pgs_count, CRef::pgs_ddq, CRef::pgs_f, nullptr, nullptr, nullptr};
   }
 }
 
@@ -292,7 +292,8 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
     const char* name = kName[vi];
     const bool lemke = var != pgs;
     for (int i = 0; i < 4; ++i)
-      chk.check(cp.set_cone(i, lemke ? talus::ConeModel::polygon : talus::ConeModel::exact) == talus::Status::ok, name, "set_cone", -1);
+      chk.check(cp.set_cone(i, lemke ? talus::ConeModel::polygon : talus::ConeModel::exact) == talus::Status::ok, name,
+                "set_cone", -1);
     Worst w[3] = {{"ddq"}, {"forces"}, {"backward error"}};
     int status_ok = 0, count_same = 0, count_compared = 0, count_min = 1 << 30, count_max = 0, recovered = 0;
     for (int s = 0; s < Ref::nstates; ++s) {
@@ -350,8 +351,8 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
         if (count != R.count[s]) {
           ++chk.tally.failures;
           Line l;
-          l << "FAIL solo12 contact " << name << " state " << s << ": " << count << (lemke ? " pivots" : " sweeps") << ", host "
-            << R.count[s];
+          l << "FAIL solo12 contact " << name << " state " << s << ": " << count << (lemke ? " pivots" : " sweeps")
+            << ", host " << R.count[s];
           l.end();
         }
       }
@@ -364,7 +365,8 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
         chk.record(w[1], name, err_f, tol_f, s);
         if (lemke && chk.tally.failures != before) {  // what Lemke returned, for the log
           Line l;
-          l << "  lemke: " << count << " pivots (host " << R.count[s] << "), " << report.lcp.attempts << " attempt(s), residual ";
+          l << "  lemke: " << count << " pivots (host " << R.count[s] << "), " << report.lcp.attempts
+            << " attempt(s), residual ";
           l.sci(static_cast<double>(report.lcp.residual)) << ", rho ";
           l.sci(static_cast<double>(report.lcp.regularization)).end();
           for (int i = 0; i < 4; ++i) {
@@ -376,14 +378,15 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
           }
         }
       } else {  // float PGS: backward error on the double problem
-        chk.record(w[2], name, cone_backward_error(CRef::pgs_W[s], CRef::pgs_b[s], fd, CRef::mu), 2 * std::sqrt(eps), s);
+        chk.record(w[2], name, cone_backward_error(CRef::pgs_W[s], CRef::pgs_b[s], fd, CRef::mu), 2 * std::sqrt(eps),
+                   s);
       }
     }
     if (lemke || !is_float) report_worst(name, w, 2);
     else report_worst(name, w + 2, 1);
     Line l;
-    l << "solo12 contact " << name << ": " << status_ok << " of " << Ref::nstates << " ok, " << (lemke ? "pivots" : "sweeps")
-      << " " << count_min << ".." << count_max << ", ";
+    l << "solo12 contact " << name << ": " << status_ok << " of " << Ref::nstates << " ok, "
+      << (lemke ? "pivots" : "sweeps") << " " << count_min << ".." << count_max << ", ";
     if (count_compared) l << count_same << " of " << count_compared << " compared equal to the host's";
     else l << "not compared (float)";
     if (lemke) l << ", active-set recovery applied at " << recovered;
@@ -395,8 +398,9 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
   ++chk.tally.checks;
   if (!ok) ++chk.tally.failures;
   Line l;
-  l << (ok ? "" : "FAIL ") << "stack: solo12 contact rest " << g_stack[rest] << " B, moving " << g_stack[moving] << " B, pgs "
-    << g_stack[pgs] << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET) << " B)";
+  l << (ok ? "" : "FAIL ") << "stack: solo12 contact rest " << g_stack[rest] << " B, moving " << g_stack[moving]
+    << " B, pgs " << g_stack[pgs] << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET)
+    << " B)";
   l.end();
 #endif
   Line z;

@@ -64,7 +64,8 @@ int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFe
   const Direct direct[5] = {
       {KKTMethod::partial_piv_lu, "fd direct partial_piv_lu ddq", "fd direct partial_piv_lu lambda"},
       {KKTMethod::full_piv_lu, "fd direct full_piv_lu ddq", "fd direct full_piv_lu lambda"},
-      {KKTMethod::col_piv_householder_qr, "fd direct col_piv_householder_qr ddq", "fd direct col_piv_householder_qr lambda"},
+      {KKTMethod::col_piv_householder_qr, "fd direct col_piv_householder_qr ddq",
+       "fd direct col_piv_householder_qr lambda"},
       {KKTMethod::householder_qr, "fd direct householder_qr ddq", "fd direct householder_qr lambda"},
       {KKTMethod::ldlt, "fd direct ldlt ddq", "fd direct ldlt lambda"},
   };
@@ -118,8 +119,11 @@ int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFe
 
   // assemble_qdot: the weighted closest velocity with G q̇ = 0
   const TV weights = TV::Ones();
-  st = worst(talus::assemble_qdot(model, data, cs, q, v, weights, vp), talus::compute_constraint_jacobian(model, data, cs, q));
-  put("assemble_qdot: G v", static_cast<double>((cs.G * vp).cwiseAbs().maxCoeff()) / (norm_inf(cs.G) * static_cast<double>(vp.cwiseAbs().maxCoeff())),
+  st = worst(talus::assemble_qdot(model, data, cs, q, v, weights, vp),
+             talus::compute_constraint_jacobian(model, data, cs, q));
+  put("assemble_qdot: G v",
+      static_cast<double>((cs.G * vp).cwiseAbs().maxCoeff()) /
+          (norm_inf(cs.G) * static_cast<double>(vp.cwiseAbs().maxCoeff())),
       res_tol, st);
 
   // assemble_q: anchors at the feet's positions at q (with anchors at the origin the position
@@ -134,7 +138,8 @@ int run_all_solvers(const SoloModel& model, talus::Data<SoloModel>& data, SoloFe
   talus::AssemblyReport<S> report;
   CV qa;
   st = worst(st, talus::assemble_q(model, data, cs, guess, weights, qa, options, &report));
-  put("assemble_q: position error (m)", static_cast<double>(report.residual), static_cast<double>(options.tolerance), st);
+  put("assemble_q: position error (m)", static_cast<double>(report.residual), static_cast<double>(options.tolerance),
+      st);
   for (int i = 0; i < 4; ++i) (void)cs.set_contact_anchor(i, talus::Vector3<S>::Zero());  // cannot fail: i < 4 contacts
   return n;
 }

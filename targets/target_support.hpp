@@ -77,7 +77,8 @@ class Line {
       d /= 10;
       ++e;
     }
-    char m[5] = {static_cast<char>('0' + d / 100), '.', static_cast<char>('0' + d / 10 % 10), static_cast<char>('0' + d % 10), 0};
+    char m[5] = {static_cast<char>('0' + d / 100), '.', static_cast<char>('0' + d / 10 % 10),
+                 static_cast<char>('0' + d % 10), 0};
     *this << m << "e" << (e < 0 ? "-" : "+");
     if (e < 0) e = -e;
     if (e < 10) *this << "0";

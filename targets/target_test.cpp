@@ -209,7 +209,7 @@ std::uint64_t ulp_distance(double x, double y) {
 
 struct Bits {
   std::uint64_t values = 0, differ = 0, around0 = 0, max_ulp = 0;  // max_ulp: pairs not around 0
-  int state = -1;  // of max_ulp
+  int state = -1;                                                  // of max_ulp
 };
 std::uint64_t g_bits_values = 0, g_bits_differ = 0;
 
@@ -264,9 +264,11 @@ bool fma_contraction_seen() {
 void report(const char* model, const Worst* w, const Bits* b, int n) {
   for (int k = 0; k < n; ++k) {
     Line l;
-    l << model << " " << w[k].what << ": " << b[k].values << " values, " << b[k].differ << " differ from the host's bits";
+    l << model << " " << w[k].what << ": " << b[k].values << " values, " << b[k].differ
+      << " differ from the host's bits";
     if (b[k].differ)
-      l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state << ")  FAIL";
+      l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state
+        << ")  FAIL";
     l.end();
   }
 }
@@ -296,15 +298,20 @@ void load_state(int s, CV& q, TV& v, TV& a, TV& tau) {
 
 template <class ModelT, class Ref>
 void check_model(const ModelT& model, talus::Data<ModelT>& data) {
-  static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb, "reference does not match the model");
+  static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb,
+                "reference does not match the model");
   constexpr int nv = ModelT::nv, nb = ModelT::nb;
   Worst w[7] = {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}};
 #if defined(TALUS_TARGET_BITS)
   Bits b[7];
   // Bit test: every value equal to the host's, bit for bit.
-  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) { record_bits(w[k].what, b[k], x, r, n, s, Ref::name); };
+  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) {
+    record_bits(w[k].what, b[k], x, r, n, s, Ref::name);
+  };
 #else
-  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) { record(w[k], rel_err(x, r, n), tol, s, Ref::name); };
+  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) {
+    record(w[k], rel_err(x, r, n), tol, s, Ref::name);
+  };
 #endif
   for (int s = 0; s < Ref::nstates; ++s) {
     typename ModelT::ConfigVector q;
@@ -401,10 +408,10 @@ __attribute__((noinline)) talus::Status solve_constrained(CfdMethod m, const Sol
   paint_below_sp();
   const std::uintptr_t sp = stack_pointer();
 #endif
-  const talus::Status st =
-      m == CfdMethod::range_space
-          ? talus::forward_dynamics_range_space(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq)
-          : talus::forward_dynamics_direct(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq, talus::KKTMethod::partial_piv_lu);
+  const talus::Status st = m == CfdMethod::range_space
+                               ? talus::forward_dynamics_range_space(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq)
+                               : talus::forward_dynamics_direct(g_solo, g_solo_data, *g_solo_feet, q, v, tau, ddq,
+                                                                talus::KKTMethod::partial_piv_lu);
 #if defined(TALUS_TARGET_STACK_PAINT)
   const std::uint64_t depth = sp - stack_low_water();
   std::uint64_t& deepest = g_stack_cfd[m == CfdMethod::range_space ? 0 : 1];
@@ -415,14 +422,19 @@ __attribute__((noinline)) talus::Status solve_constrained(CfdMethod m, const Sol
 
 template <class Ref>
 void check_constrained() {
-  static_assert(Ref::constrained && Ref::nc == FeetSet::max_rows && Ref::nv == Solo::nv, "reference does not match the feet");
+  static_assert(Ref::constrained && Ref::nc == FeetSet::max_rows && Ref::nv == Solo::nv,
+                "reference does not match the feet");
   constexpr int nv = Solo::nv, nc = Ref::nc;
   Worst w[4] = {{"cfd range-space ddq"}, {"cfd range-space lambda"}, {"cfd direct-lu ddq"}, {"cfd direct-lu lambda"}};
 #if defined(TALUS_TARGET_BITS)
   Bits b[4];
-  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) { record_bits(w[k].what, b[k], x, r, n, s, Ref::name); };
+  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) {
+    record_bits(w[k].what, b[k], x, r, n, s, Ref::name);
+  };
 #else
-  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) { record(w[k], rel_err(x, r, n), tol, s, Ref::name); };
+  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) {
+    record(w[k], rel_err(x, r, n), tol, s, Ref::name);
+  };
 #endif
   for (int s = 0; s < Ref::nstates; ++s) {
     Solo::ConfigVector q;
@@ -440,8 +452,8 @@ void check_constrained() {
       if (g_solo_feet->lambda.size() != nc) {
         ++g_tally.failures;
         Line l;
-        l << "FAIL " << Ref::name << " " << names[m] << " state " << s << ": " << static_cast<int>(g_solo_feet->lambda.size())
-          << " multipliers, expected " << nc;
+        l << "FAIL " << Ref::name << " " << names[m] << " state " << s << ": "
+          << static_cast<int>(g_solo_feet->lambda.size()) << " multipliers, expected " << nc;
         l.end();
         continue;
       }
@@ -467,8 +479,8 @@ void check_stack() {
   if (!ok) ++g_tally.failures;
   Line l;
   l << (ok ? "" : "FAIL ") << "stack: solo12 cfd range-space " << g_stack_cfd[0] << " B, direct " << g_stack_cfd[1]
-    << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET) << " B); high-water since reset " << high
-    << " of " << size << " B";
+    << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET) << " B); high-water since reset "
+    << high << " of " << size << " B";
   l.end();
   l << "static storage: solo12 ConstraintSet<12 rows> " << static_cast<std::uint64_t>(sizeof(FeetSet)) << " B, Data "
     << static_cast<std::uint64_t>(sizeof(g_solo_data)) << " B";
@@ -536,7 +548,8 @@ void check_loop() {
   const auto& st_ = g_loop.stats();
   Line l;
   l << "loop: " << st_.iterations << " periods of " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_PERIOD_NS / 1000)
-    << " us, misses " << st_.misses << " (allowed " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_MAX_MISSES) << ")" << ", overruns " << st_.overruns << ", skipped " << st_.skipped;
+    << " us, misses " << st_.misses << " (allowed " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_MAX_MISSES) << ")"
+    << ", overruns " << st_.overruns << ", skipped " << st_.skipped;
   l.end();
   // quantiles in the overflow bin are lower bounds: printed ">= x" (rt/loop.hpp)
   const talus::rt::Quantile em = st_.exec.median(), e99 = st_.exec.p99();
@@ -550,8 +563,8 @@ void check_loop() {
   for (int k = 0; k < st_.exec.bins; ++k)
     if (st_.exec.histogram[k]) l << " [" << k << "]=" << static_cast<std::uint64_t>(st_.exec.histogram[k]);
   l.end();
-  const bool ok = st == talus::Status::ok && st_.iterations == iterations && st_.misses <= TALUS_TARGET_LOOP_MAX_MISSES &&
-                  st_.skipped <= TALUS_TARGET_LOOP_MAX_MISSES &&
+  const bool ok = st == talus::Status::ok && st_.iterations == iterations &&
+                  st_.misses <= TALUS_TARGET_LOOP_MAX_MISSES && st_.skipped <= TALUS_TARGET_LOOP_MAX_MISSES &&
                   bad_status == 0;
   ++g_tally.checks;
   if (!ok) {
@@ -623,7 +636,8 @@ bool talus_target_control_step(int s) {
 int talus_target_main() {
   Line l;
 #if defined(TALUS_TARGET_BITS)
-  l << "talus bit test (reproducible profile): " << TALUS_TARGET_NAME << " against the host reference (" << talus_target_ref::host << ")";
+  l << "talus bit test (reproducible profile): " << TALUS_TARGET_NAME << " against the host reference ("
+    << talus_target_ref::host << ")";
   l.end();
   ++g_tally.checks;
   if (fma_contraction_seen()) {

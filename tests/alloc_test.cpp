@@ -55,14 +55,17 @@ TEST(Alloc, NoHeapInAnyAlgorithm) {
       ok(talus::frame_acceleration(model, data, test_frame, talus::ReferenceFrame::local, m));
       ok(talus::frame_classical_acceleration(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, m));
       ok(talus::point_position(model, data, M::nb - 1, talus::Vector3<double>(0.1, 0, 0), p));
-      ok(talus::point_velocity(model, data, M::nb - 1, talus::Vector3<double>(0.1, 0, 0), talus::ReferenceFrame::world, p));
-      ok(talus::point_acceleration(model, data, M::nb - 1, talus::Vector3<double>(0.1, 0, 0), talus::ReferenceFrame::world, p));
+      ok(talus::point_velocity(model, data, M::nb - 1, talus::Vector3<double>(0.1, 0, 0), talus::ReferenceFrame::world,
+                               p));
+      ok(talus::point_acceleration(model, data, M::nb - 1, talus::Vector3<double>(0.1, 0, 0),
+                                   talus::ReferenceFrame::world, p));
       ok(talus::compute_joint_jacobians(model, data, s.q));
       ok(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, J6));
       ok(talus::frame_jacobian(model, data, test_frame, talus::ReferenceFrame::local, J6));
       ok(talus::frame_jacobian(model, data, test_frame, talus::ReferenceFrame::world, J6));
       ok(talus::frame_linear_jacobian(model, data, test_frame, talus::ReferenceFrame::local, J3));
-      ok(talus::point_jacobian(model, data, s.q, M::nb - 1, talus::Vector3<double>(0.1, 0, 0), talus::ReferenceFrame::local, J3));
+      ok(talus::point_jacobian(model, data, s.q, M::nb - 1, talus::Vector3<double>(0.1, 0, 0),
+                               talus::ReferenceFrame::local, J3));
       ok(talus::rnea(model, data, s.q, s.v, s.a, out));
       ok(talus::rnea(model, data, s.q, s.v, s.a, fext, out));
       ok(talus::nonlinear_effects(model, data, s.q, s.v, out));

@@ -49,7 +49,8 @@ TEST(ClosedForm, DoublePendulumMatchesLagrange) {
     talus::Transform<double> oMf;
     ASSERT_EQ(talus::forward_kinematics(model, data, s.q), talus::Status::ok);
     ASSERT_EQ(talus::frame_placement(model, data, 0, oMf), talus::Status::ok);
-    const Eigen::Vector3d tip(-p.l1 * std::sin(q1) - p.l2 * std::sin(q1 + q2), 0, -p.l1 * std::cos(q1) - p.l2 * std::cos(q1 + q2));
+    const Eigen::Vector3d tip(-p.l1 * std::sin(q1) - p.l2 * std::sin(q1 + q2), 0,
+                              -p.l1 * std::cos(q1) - p.l2 * std::cos(q1 + q2));
     EXPECT_LT((oMf.p - tip).norm(), 1e-14);
   }
 }
@@ -58,7 +59,8 @@ TEST(ClosedForm, FreeFallingBodyHasGravityAcceleration) {
   // A lone free-flying body: ABA must give a = g in world (expressed in body frame) and no rotation.
   using T = talus::Tree<talus::Body<talus::JointFreeFlyer, -1>>;
   talus::Model<double, T> model;
-  model.inertia[0] = talus::Inertia<double>(2.0, Eigen::Vector3d(0.1, -0.2, 0.05), Eigen::Vector3d(0.02, 0.03, 0.04).asDiagonal());
+  model.inertia[0] =
+      talus::Inertia<double>(2.0, Eigen::Vector3d(0.1, -0.2, 0.05), Eigen::Vector3d(0.02, 0.03, 0.04).asDiagonal());
   talus::Data<decltype(model)> data;
   talus::Random rng(2);
   for (int n = 0; n < 20; ++n) {

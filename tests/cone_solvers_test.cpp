@@ -197,8 +197,8 @@ TEST(ConsistencyCone, FrictionlessAgainstLemke) {
       }
     }
   }
-  std::printf("frictionless, nc 1..%d: most iterations PGS %d, ADMM %d (relative tolerance 1e-11)\n", MaxC,
-              max_it[pgs], max_it[admm]);
+  std::printf("frictionless, nc 1..%d: most iterations PGS %d, ADMM %d (relative tolerance 1e-11)\n", MaxC, max_it[pgs],
+              max_it[admm]);
 }
 
 // (c) Sticking: f* strictly inside the cones (μ ∈ [1, 2], ‖f*_t‖ ≤ 0.5 μ f*_n), b = −W f*, so
@@ -241,8 +241,8 @@ TEST(ConsistencyCone, StickingAgainstLinearSolve) {
       EXPECT_LE((f[pgs] - f[admm]).cwiseAbs().maxCoeff(), 2e-10 * c * (1 + lin.cwiseAbs().maxCoeff()));
     }
   }
-  std::printf("sticking, nc 1..%d (cond(W) up to %.3g): most iterations PGS %d, ADMM %d (rel. tol. 1e-12)\n",
-              MaxC, worst_cond, max_it[pgs], max_it[admm]);
+  std::printf("sticking, nc 1..%d (cond(W) up to %.3g): most iterations PGS %d, ADMM %d (rel. tol. 1e-12)\n", MaxC,
+              worst_cond, max_it[pgs], max_it[admm]);
 }
 
 // A random frictional problem of nc contacts: W = random_delassus, b uniform in [-1, 1]
@@ -296,10 +296,10 @@ TEST(ConsistencyCone, RandomFrictionalCoulombLaw) {
         max_diff = std::max(max_diff, (f[pgs] - f[admm]).cwiseAbs().maxCoeff() / (1 + f[pgs].cwiseAbs().maxCoeff()));
     }
   }
-  std::printf("random frictional: %d problems, ok PGS %d ADMM %d, most iterations PGS %d ADMM %d; contacts "
-              "separating %d sticking %d sliding %d; largest PGS/ADMM difference %.2g\n",
-              trials, ok[pgs], ok[admm], max_it[pgs], max_it[admm], total.separating, total.sticking,
-              total.sliding, max_diff);
+  std::printf(
+      "random frictional: %d problems, ok PGS %d ADMM %d, most iterations PGS %d ADMM %d; contacts "
+      "separating %d sticking %d sliding %d; largest PGS/ADMM difference %.2g\n",
+      trials, ok[pgs], ok[admm], max_it[pgs], max_it[admm], total.separating, total.sticking, total.sliding, max_diff);
   EXPECT_GE(ok[pgs], trials * 9 / 10);
   EXPECT_GE(ok[admm], trials * 9 / 10);
   EXPECT_GT(total.sliding, 0);

@@ -155,13 +155,15 @@ TEST(Consistency, JacobiansMatchFiniteDifferences) {
   for (int n = 0; n < 10; ++n) {
     const auto s = random_state(model, rng);
     M::Jacobian6 Jlwa, Jloc, Jw;
-    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, Jlwa), Status::ok);
+    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, Jlwa),
+              Status::ok);
     ASSERT_EQ(talus::frame_jacobian(model, data, test_frame, talus::ReferenceFrame::local, Jloc), Status::ok);
     ASSERT_EQ(talus::frame_jacobian(model, data, test_frame, talus::ReferenceFrame::world, Jw), Status::ok);
     M::Jacobian3 Jp, Jc;
     const talus::Vector3<double> offset(0.05, -0.02, 0.03);
     const int body = model.frames[test_frame].body;
-    ASSERT_EQ(talus::point_jacobian(model, data, body, offset, talus::ReferenceFrame::local_world_aligned, Jp), Status::ok);
+    ASSERT_EQ(talus::point_jacobian(model, data, body, offset, talus::ReferenceFrame::local_world_aligned, Jp),
+              Status::ok);
     ASSERT_EQ(talus::com_jacobian(model, data, s.q, Jc), Status::ok);
     talus::Transform<double> oMf;
     ASSERT_EQ(talus::forward_kinematics(model, data, s.q), Status::ok);
@@ -211,20 +213,26 @@ TEST(Consistency, VelocitiesAndAccelerationsMatchJacobians) {
   for (int n = 0; n < 20; ++n) {
     const auto s = random_state(model, rng);
     M::Jacobian6 J;
-    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, J), Status::ok);
+    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, J),
+              Status::ok);
     ASSERT_EQ(talus::forward_kinematics(model, data, s.q, s.v, s.a), Status::ok);
     talus::Motion<double> vf, af;
-    ASSERT_EQ(talus::frame_velocity(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, vf), Status::ok);
+    ASSERT_EQ(talus::frame_velocity(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, vf),
+              Status::ok);
     EXPECT_LT(rel_err(vf, talus::Motion<double>(J * s.v)), 1e-12);
     // classical acceleration = J a + J̇ v, with J̇ v from a finite difference along the motion
-    ASSERT_EQ(talus::frame_classical_acceleration(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, af), Status::ok);
+    ASSERT_EQ(talus::frame_classical_acceleration(model, data, test_frame, talus::ReferenceFrame::local_world_aligned,
+                                                  af),
+              Status::ok);
     M::ConfigVector qp, qm;
     ASSERT_EQ(talus::integrate(model, s.q, M::TangentVector(h * s.v), qp), Status::ok);
     ASSERT_EQ(talus::integrate(model, s.q, M::TangentVector(-h * s.v), qm), Status::ok);
     // v(t±h) ≈ v ± h a for joint-space v along this path (exact to O(h²) for the check below)
     M::Jacobian6 Jp, Jm;
-    ASSERT_EQ(talus::frame_jacobian(model, data, qp, test_frame, talus::ReferenceFrame::local_world_aligned, Jp), Status::ok);
-    ASSERT_EQ(talus::frame_jacobian(model, data, qm, test_frame, talus::ReferenceFrame::local_world_aligned, Jm), Status::ok);
+    ASSERT_EQ(talus::frame_jacobian(model, data, qp, test_frame, talus::ReferenceFrame::local_world_aligned, Jp),
+              Status::ok);
+    ASSERT_EQ(talus::frame_jacobian(model, data, qm, test_frame, talus::ReferenceFrame::local_world_aligned, Jm),
+              Status::ok);
     const talus::Motion<double> Jdot_v = (Jp - Jm) * s.v / (2 * h);
     EXPECT_LT(rel_err(af, talus::Motion<double>(J * s.a + Jdot_v)), 1e-6) << model_name;
   }
@@ -333,10 +341,12 @@ TEST(Consistency, BadInputIsRejectedAndOutputsDefined) {
   EXPECT_EQ(talus::rnea(model, data, s.q, vinf, s.a, out), Status::invalid_input);
   EXPECT_TRUE(out.isZero());
   M::Jacobian6 J = M::Jacobian6::Constant(7.0);
-  EXPECT_EQ(talus::frame_jacobian(model, data, s.q, M::nframes + 3, talus::ReferenceFrame::local, J), Status::invalid_input);
+  EXPECT_EQ(talus::frame_jacobian(model, data, s.q, M::nframes + 3, talus::ReferenceFrame::local, J),
+            Status::invalid_input);
   EXPECT_TRUE(J.isZero());
   M::Jacobian3 J3 = M::Jacobian3::Constant(7.0);
-  EXPECT_EQ(talus::point_jacobian(model, data, s.q, M::nb, talus::Vector3<double>::Zero(), talus::ReferenceFrame::local, J3),
+  EXPECT_EQ(talus::point_jacobian(model, data, s.q, M::nb, talus::Vector3<double>::Zero(), talus::ReferenceFrame::local,
+                                  J3),
             Status::invalid_input);
   EXPECT_TRUE(J3.isZero());
   EXPECT_EQ(talus::crba(model, data, qnan), Status::invalid_input);

@@ -286,7 +286,8 @@ TEST(ConsistencyEstimation, FloatMatchesDouble) {
   talus::InitialUncertainty<float> u;
   u.tilt = 0.3f;
   u.velocity = 0.3f;
-  ASSERT_EQ(ekf.init(Eigen::Matrix3f::Identity(), Eigen::Vector3f(0.1f, 0, 0), Eigen::Vector3f(0, 0, 0.25f), u), Status::ok);
+  ASSERT_EQ(ekf.init(Eigen::Matrix3f::Identity(), Eigen::Vector3f(0.1f, 0, 0), Eigen::Vector3f(0, 0, 0.25f), u),
+            Status::ok);
   std::array<talus::FootMeasurement<float>, 4> f;
   const float dx[4] = {0.2f, 0.2f, -0.2f, -0.2f}, dy[4] = {0.15f, -0.15f, 0.15f, -0.15f};
   for (int j = 0; j < 4; ++j) {

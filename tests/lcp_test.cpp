@@ -125,7 +125,10 @@ int first_index_lemke(const MatX& M, const VecX& q, int cap, std::vector<std::ve
     for (int i = 0; i < n; ++i) {
       if (T(i, c) <= 1e-12) continue;
       const double t = T(i, 2 * n + 1) / T(i, c);
-      if (r < 0 || t < best - 1e-12) { r = i; best = t; }  // strict: the first row keeps a tie
+      if (r < 0 || t < best - 1e-12) {
+        r = i;
+        best = t;
+      }  // strict: the first row keeps a tie
     }
     if (r < 0) return -2;
     leaving = pivot(r, c);
@@ -397,7 +400,8 @@ TEST(ConsistencyLcp, RandomPMatricesAgainstBruteForce) {
                                    << talus::to_string(r.report.exit);
         EXPECT_LE(r.report.residual, 1e4 * 2.2e-16);
         expect_lcp_solution(M, q, r.z, 1e-12);
-        EXPECT_LE((VecX(r.w) - (M * VecX(r.z) + q)).cwiseAbs().maxCoeff(), 1e-13 * (1 + r.z.cwiseAbs().maxCoeff()));  // w = M z + q
+        EXPECT_LE((VecX(r.w) - (M * VecX(r.z) + q)).cwiseAbs().maxCoeff(),
+                  1e-13 * (1 + r.z.cwiseAbs().maxCoeff()));  // w = M z + q
         if (r.report.pivots > max_pivots_seen) max_pivots_seen = r.report.pivots, worst_n = n;
         if (n <= 10) {
           VecX zb;
@@ -543,16 +547,17 @@ TEST(ConsistencyLcp, RedundantContactImpacts) {
   for (const double noise : {0.0, 1e-8, 1e-2}) {
     for (int c = 0; c < 100; ++c, ++total) {
       const MatX A = MatX::NullaryExpr(nv, nv, [&] { return u(rng); });
-      const MatX H = A * A.transpose() + nv * MatX::Identity(nv, nv);  // a generalized inertia
+      const MatX H = A * A.transpose() + nv * MatX::Identity(nv, nv);    // a generalized inertia
       const MatX T = MatX::NullaryExpr(12, nv, [&] { return u(rng); });  // the two soles' twists [ω; v]
-      MatX J(3 * nc, nv);  // rows n = z, t₁ = x, t₂ = y per corner
+      MatX J(3 * nc, nv);                                                // rows n = z, t₁ = x, t₂ = y per corner
       for (int k = 0; k < nc; ++k) {
         const Eigen::Vector3d p(k % 2 ? 0.1 : -0.1, (k / 2) % 2 ? 0.065 : -0.065, 0.0);
         Eigen::Matrix3d px;  // p×
         px << 0, -p.z(), p.y(), p.z(), 0, -p.x(), -p.y(), p.x(), 0;
         Eigen::Matrix<double, 3, 6> P;  // v_p = v + ω × p = [−p×, I] [ω; v]
         P << -px, Eigen::Matrix3d::Identity();
-        const Eigen::Matrix<double, 3, 6> Pzxy = (Eigen::Matrix<double, 3, 6>() << P.row(2), P.row(0), P.row(1)).finished();
+        const Eigen::Matrix<double, 3, 6> Pzxy =
+            (Eigen::Matrix<double, 3, 6>() << P.row(2), P.row(0), P.row(1)).finished();
         J.middleRows(3 * k, 3) = Pzxy * T.middleRows(6 * (k / 4), 6);
       }
       const MatX W = J * H.ldlt().solve(J.transpose());
@@ -637,7 +642,7 @@ TEST(ConsistencyLcp, BadInput) {
     expect_invalid(solve(M, qb), 2);
   }
   expect_invalid(solve(MatX::Identity(N + 1, N + 1), -VecX::Ones(N + 1)), 0);  // n > MaxN
-  expect_invalid(solve(MatX::Identity(3, 2), -VecX::Ones(3)), 3);             // M not n × n
+  expect_invalid(solve(MatX::Identity(3, 2), -VecX::Ones(3)), 3);              // M not n × n
   LcpOptions<double, N> o;
   o.pivot_tolerance = -1e-12;
   expect_invalid(solve(M, q, o), 2);
@@ -721,7 +726,8 @@ TEST(ConsistencyLcp, EveryOkStatesItsResidualAndTolerance) {
         EXPECT_GT(r.report.tolerance, 0.0);
         EXPECT_GE(r.report.residual, 0.0);
         EXPECT_LE(r.report.residual, r.report.tolerance);
-        EXPECT_NEAR(r.report.residual, talus_test::lcp_relative_violation(M, q, VecX(r.z), o.check_tolerance), 4 * n * eps)
+        EXPECT_NEAR(r.report.residual, talus_test::lcp_relative_violation(M, q, VecX(r.z), o.check_tolerance),
+                    4 * n * eps)
             << "kind " << kind << " n " << n << " trial " << trial;
         worst = std::max(worst, r.report.residual / r.report.tolerance);
         ++solved;

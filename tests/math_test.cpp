@@ -85,7 +85,9 @@ TEST(Math, QuaternionExpLogRoundTrip) {
     EXPECT_LT((talus::quaternion_log<double>(q) - w).norm(), 1e-14 * std::max(1.0, w.norm()) + 1e-22);
     // against the rotation matrix of an independent route (axis–angle)
     const Eigen::Matrix3d R = talus::quaternion_to_rotation<double>(q[0], q[1], q[2], q[3]);
-    const Eigen::Matrix3d Ra = Eigen::AngleAxisd(w.norm(), w.norm() > 0 ? Eigen::Vector3d(w.normalized()) : Eigen::Vector3d::UnitX()).toRotationMatrix();
+    const Eigen::Matrix3d Ra =
+        Eigen::AngleAxisd(w.norm(), w.norm() > 0 ? Eigen::Vector3d(w.normalized()) : Eigen::Vector3d::UnitX())
+            .toRotationMatrix();
     EXPECT_LT((R - Ra).norm(), 1e-14);
   }
 }

@@ -40,7 +40,8 @@ static_assert(feet::frame::RH_FOOT == feet::frame_id("RH_FOOT"));
 static_assert(full::frame::LF_FOOT == full::frame_id("LF_FOOT"));
 static_assert(full::body_id("LF_SHANK") == full::body::LF_SHANK);
 static_assert(full::joint_id("LF_KFE") == full::joint::LF_KFE);
-static_assert(full::joint_idx_q("LF_HAA") == full::idx_q::LF_HAA && full::idx_q::LF_HAA == 7);  // after the free flyer's 7
+static_assert(full::joint_idx_q("LF_HAA") == full::idx_q::LF_HAA &&
+              full::idx_q::LF_HAA == 7);  // after the free flyer's 7
 static_assert(full::joint_idx_v("LF_HAA") == full::idx_v::LF_HAA && full::idx_v::LF_HAA == 6);
 static_assert(full::Tree::idx_q[full::joint::RH_KFE] == full::idx_q::RH_KFE);
 static_assert(std::is_same_v<full::Tree, feet::Tree>);  // FRAMES changes frames only
@@ -118,12 +119,14 @@ TEST(ConsistencyModelNames, FramesSamePlacementsAtRandomQ) {
 
 // Every joint of anymal_c: joint::, idx_q::, idx_v:: and the constexpr lookups against a
 // run-time scan of model.joint_name and Tree::idx_q / idx_v.
+// clang-format off
 #define TALUS_ANYMAL_JOINTS(X) \
   X(root_joint) X(LF_HAA) X(LF_HFE) X(LF_KFE) X(LH_HAA) X(LH_HFE) X(LH_KFE) X(RF_HAA) X(RF_HFE) X(RF_KFE) X(RH_HAA) X(RH_HFE) X(RH_KFE)
+// clang-format on
 
 template <class NS_Model, class TreeT>
-void expect_joint(const NS_Model& model, const char* name, int joint_c, int idx_q_c, int idx_v_c, int joint_fn, int idx_q_fn,
-                  int idx_v_fn) {
+void expect_joint(const NS_Model& model, const char* name, int joint_c, int idx_q_c, int idx_v_c, int joint_fn,
+                  int idx_q_fn, int idx_v_fn) {
   const int i = scan(model.joint_name, name);
   ASSERT_GE(i, 0) << name;
   EXPECT_EQ(joint_c, i) << name;
@@ -137,13 +140,13 @@ void expect_joint(const NS_Model& model, const char* name, int joint_c, int idx_
 TEST(ConsistencyModelNames, JointConstants) {
   const Full model = full::make_model<double>();
   int n = 0;
-#define X(J)                                                                                                            \
-  {                                                                                                                     \
-    constexpr int j = full::joint_id(#J), iq = full::joint_idx_q(#J), iv = full::joint_idx_v(#J);                      \
-    expect_joint<Full, full::Tree>(model, #J, full::joint::J, full::idx_q::J, full::idx_v::J, j, iq, iv);              \
-    expect_joint<Feet, feet::Tree>(feet::make_model<double>(), #J, feet::joint::J, feet::idx_q::J, feet::idx_v::J,     \
-                                   feet::joint_id(#J), feet::joint_idx_q(#J), feet::joint_idx_v(#J));                 \
-    ++n;                                                                                                                \
+#define X(J)                                                                                                       \
+  {                                                                                                                \
+    constexpr int j = full::joint_id(#J), iq = full::joint_idx_q(#J), iv = full::joint_idx_v(#J);                  \
+    expect_joint<Full, full::Tree>(model, #J, full::joint::J, full::idx_q::J, full::idx_v::J, j, iq, iv);          \
+    expect_joint<Feet, feet::Tree>(feet::make_model<double>(), #J, feet::joint::J, feet::idx_q::J, feet::idx_v::J, \
+                                   feet::joint_id(#J), feet::joint_idx_q(#J), feet::joint_idx_v(#J));              \
+    ++n;                                                                                                           \
   }
   TALUS_ANYMAL_JOINTS(X)
 #undef X
@@ -174,7 +177,7 @@ TEST(ConsistencyModelNames, UnknownNamesAtRunTime) {
   EXPECT_EQ(full::joint_idx_v(bad.c_str()), -1);
   EXPECT_EQ(full::frame_id(empty.c_str()), -1);
   EXPECT_EQ(full::body_id(joint_as_link.c_str()), -1);  // a joint name is not a body (link) name
-  EXPECT_EQ(full::joint_id(hip.c_str()), -1);            // a link name is not a joint name
+  EXPECT_EQ(full::joint_id(hip.c_str()), -1);           // a link name is not a joint name
   EXPECT_GE(full::frame_id(hip.c_str()), 0);
   EXPECT_EQ(feet::frame_id(hip.c_str()), -1);  // a link FRAMES left out
   EXPECT_EQ(feet::body_id(hip.c_str()), full::body_id(hip.c_str()));

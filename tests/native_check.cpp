@@ -18,7 +18,9 @@ class Slider : public talus::CustomConstraint<M> {
   void gamma(const M&, const talus::Data<M>&, const ConfigVector&, const TangentVector&, RowValues& g) const override {
     g.setZero();
   }
-  void position_errors(const M&, const talus::Data<M>&, const ConfigVector&, RowValues& e) const override { e.setZero(); }
+  void position_errors(const M&, const talus::Data<M>&, const ConfigVector&, RowValues& e) const override {
+    e.setZero();
+  }
 };
 }  // namespace
 

@@ -31,7 +31,6 @@ using namespace talus_test;
 using talus::Status;
 using M = TestModel;
 
-
 std::string urdf_path() {
   const std::string name = model_name;
   const std::string dir = TALUS_MODELS_DIR;
@@ -71,7 +70,8 @@ TEST_F(Reference, DynamicsKinematicsAndComMatchMuJoCo) {
   Eigen::VectorXd qpos(mj.m->nq), qvel(nv), qfrc(nv), bias(nv), qacc(nv), gmj(nv);
   Eigen::MatrixXd Hmj(nv, nv);
   double worst[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  const char* what[8] = {"H", "bias C", "gravity g", "ABA ddq", "body placements", "frame Jacobian", "frame velocity", "CoM"};
+  const char* what[8] = {"H",  "bias C", "gravity g", "ABA ddq", "body placements", "frame Jacobian", "frame velocity",
+                         "CoM"};
   for (int n = 0; n < 200; ++n) {
     const auto s = random_state(model, rng);
     const Eigen::VectorXd q = s.q, v = s.v, tau = s.tau;
@@ -123,15 +123,21 @@ TEST_F(Reference, DynamicsKinematicsAndComMatchMuJoCo) {
       placement_err = std::max(placement_err, rel_err(data.oMi[i].R, xmat[i]));
     }
     M::Jacobian6 J;
-    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, J), Status::ok);
+    ASSERT_EQ(talus::frame_jacobian(model, data, s.q, test_frame, talus::ReferenceFrame::local_world_aligned, J),
+              Status::ok);
     ASSERT_EQ(talus::center_of_mass(model, data, s.q, s.v), Status::ok);
     talus::Motion<double> vf;
-    ASSERT_EQ(talus::frame_velocity(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, vf), Status::ok);
+    ASSERT_EQ(talus::frame_velocity(model, data, test_frame, talus::ReferenceFrame::local_world_aligned, vf),
+              Status::ok);
     const Eigen::VectorXd vf_mj = Jmj * v;
 
-    const double e[8] = {rel_err(Eigen::MatrixXd(data.H), Hmj_t), rel_err(Eigen::VectorXd(C), Cmj_t),
-                         rel_err(Eigen::VectorXd(g), gmj_t), rel_err(Eigen::VectorXd(ddq), ddq_mj), placement_err,
-                         rel_err(Eigen::MatrixXd(J), Jmj), rel_err(Eigen::VectorXd(vf), vf_mj),
+    const double e[8] = {rel_err(Eigen::MatrixXd(data.H), Hmj_t),
+                         rel_err(Eigen::VectorXd(C), Cmj_t),
+                         rel_err(Eigen::VectorXd(g), gmj_t),
+                         rel_err(Eigen::VectorXd(ddq), ddq_mj),
+                         placement_err,
+                         rel_err(Eigen::MatrixXd(J), Jmj),
+                         rel_err(Eigen::VectorXd(vf), vf_mj),
                          rel_err(data.com, com_mj)};
     for (int k = 0; k < 8; ++k) {
       worst[k] = std::max(worst[k], e[k]);
@@ -139,7 +145,8 @@ TEST_F(Reference, DynamicsKinematicsAndComMatchMuJoCo) {
     }
     EXPECT_NEAR(data.mass, mass_mj, 1e-12);
   }
-  for (int k = 0; k < 8; ++k) std::printf("[%s] %-16s worst relative error vs MuJoCo: %.2e\n", model_name, what[k], worst[k]);
+  for (int k = 0; k < 8; ++k)
+    std::printf("[%s] %-16s worst relative error vs MuJoCo: %.2e\n", model_name, what[k], worst[k]);
 }
 
 }  // namespace

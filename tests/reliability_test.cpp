@@ -27,14 +27,16 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 template <class X>
-bool all_zero(const X& x) { return (x.array() == 0).all(); }
+bool all_zero(const X& x) {
+  return (x.array() == 0).all();
+}
 
 // A solo12 set with one contact on the front-left foot.
 std::unique_ptr<talus::ConstraintSet<Solo, 12>> solo_one_contact(const Solo& model) {
   auto cs = std::make_unique<talus::ConstraintSet<Solo, 12>>();
   const auto& F = model.frames[solo::frame_id("FL_FOOT")];
-  EXPECT_EQ(cs->add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
-                                                    Vector3<double>::UnitZ()}),
+  EXPECT_EQ(cs->add_contact(F.body, F.placement.p,
+                            {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
             Status::ok);
   EXPECT_EQ(cs->bind(model), Status::ok);
   return cs;
@@ -44,8 +46,8 @@ std::unique_ptr<talus::ConstraintSet<Solo, 12>> solo_four_feet(const Solo& model
   auto cs = std::make_unique<talus::ConstraintSet<Solo, 12>>();
   for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"}) {
     const auto& F = model.frames[solo::frame_id(foot)];
-    EXPECT_EQ(cs->add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
-                                                      Vector3<double>::UnitZ()}),
+    EXPECT_EQ(cs->add_contact(F.body, F.placement.p,
+                              {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
               Status::ok);
   }
   EXPECT_EQ(cs->bind(model), Status::ok);
@@ -71,8 +73,8 @@ TEST(Reliability, Defect1_KktBlocksCheckCapacityAndSizes) {
     x.setConstant(7);
     lambda.setConstant(2, 7);
     Status s = method == 0 ? talus::solve_kkt_direct(data->H, b, G, g, talus::KKTMethod::partial_piv_lu, ws, x, lambda)
-             : method == 1 ? talus::solve_kkt_range_space(model, *data, b, G, g, ws, x, lambda)
-                           : talus::solve_kkt_null_space(data->H, b, G, g, ws, x, lambda);
+               : method == 1 ? talus::solve_kkt_range_space(model, *data, b, G, g, ws, x, lambda)
+                             : talus::solve_kkt_null_space(data->H, b, G, g, ws, x, lambda);
     EXPECT_EQ(s, Status::capacity_exceeded) << "method " << method;
     EXPECT_TRUE(all_zero(x));
     EXPECT_TRUE(all_zero(lambda));
@@ -87,8 +89,8 @@ TEST(Reliability, Defect1_KktBlocksCheckCapacityAndSizes) {
     auto run = [&](const Eigen::Vector2d& bb, const Eigen::MatrixXd& GG, const Eigen::VectorXd& gg) {
       x.setConstant(7);
       return method == 0 ? talus::solve_kkt_direct(data->H, bb, GG, gg, talus::KKTMethod::partial_piv_lu, ws, x, lambda)
-           : method == 1 ? talus::solve_kkt_range_space(model, *data, bb, GG, gg, ws, x, lambda)
-                         : talus::solve_kkt_null_space(data->H, bb, GG, gg, ws, x, lambda);
+             : method == 1 ? talus::solve_kkt_range_space(model, *data, bb, GG, gg, ws, x, lambda)
+                           : talus::solve_kkt_null_space(data->H, bb, GG, gg, ws, x, lambda);
     };
     EXPECT_EQ(run(b, G1, g2), Status::invalid_input) << "method " << method;
     EXPECT_TRUE(all_zero(x));
@@ -98,7 +100,8 @@ TEST(Reliability, Defect1_KktBlocksCheckCapacityAndSizes) {
     EXPECT_EQ(run(b, G3, g1), Status::invalid_input) << "method " << method;
     // and a valid call still agrees across the three methods (one row: q1 + q2 = 0)
     Eigen::Vector2d x0;
-    ASSERT_EQ(talus::solve_kkt_direct(data->H, b, G1, g1, talus::KKTMethod::partial_piv_lu, ws, x0, lambda), Status::ok);
+    ASSERT_EQ(talus::solve_kkt_direct(data->H, b, G1, g1, talus::KKTMethod::partial_piv_lu, ws, x0, lambda),
+              Status::ok);
     ASSERT_EQ(run(b, G1, g1), Status::ok);
     EXPECT_LT((x - x0).norm(), 1e-12 * x0.norm());
   }
@@ -141,7 +144,8 @@ class NanConstraint : public talus::CustomConstraint<Solo> {
  public:
   int rows() const override { return 1; }
   void jacobian(const Solo&, const talus::Data<Solo>&, const ConfigVector&, Rows& G) const override { G(0, 6) = 1; }
-  void gamma(const Solo&, const talus::Data<Solo>&, const ConfigVector&, const TangentVector&, RowValues& g) const override {
+  void gamma(const Solo&, const talus::Data<Solo>&, const ConfigVector&, const TangentVector&,
+             RowValues& g) const override {
     g[0] = 0;
   }
   void position_errors(const Solo&, const talus::Data<Solo>&, const ConfigVector&, RowValues& e) const override {
@@ -257,10 +261,13 @@ class WrenchConstraint : public talus::CustomConstraint<Solo> {
   int bad_body = 0;
   int rows() const override { return 1; }
   void jacobian(const Solo&, const talus::Data<Solo>&, const ConfigVector&, Rows& G) const override { G(0, 6) = 1; }
-  void gamma(const Solo&, const talus::Data<Solo>&, const ConfigVector&, const TangentVector&, RowValues& g) const override {
+  void gamma(const Solo&, const talus::Data<Solo>&, const ConfigVector&, const TangentVector&,
+             RowValues& g) const override {
     g[0] = 0;
   }
-  void position_errors(const Solo&, const talus::Data<Solo>&, const ConfigVector&, RowValues& e) const override { e[0] = 0; }
+  void position_errors(const Solo&, const talus::Data<Solo>&, const ConfigVector&, RowValues& e) const override {
+    e[0] = 0;
+  }
   int wrenches(const Solo&, const talus::Data<Solo>&, const RowValues&, int body[2],
                talus::Force<double> f[2]) const override {
     for (int k = 0; k < 2; ++k) {
@@ -315,7 +322,8 @@ TEST(Reliability, Defect5_NonFiniteInputsRejected) {
   not_rotation.R(0, 0) = 2;
   for (const auto& frame : {nan_frame, not_rotation}) {
     auto loop = std::make_unique<talus::ConstraintSet<Solo, 12>>();
-    EXPECT_EQ(loop->add_loop(FL.body, frame, -1, talus::Transform<double>(), {ax}), Status::invalid_input);  // refused at add
+    EXPECT_EQ(loop->add_loop(FL.body, frame, -1, talus::Transform<double>(), {ax}),
+              Status::invalid_input);  // refused at add
     EXPECT_EQ(loop->size(), 0);
     Solo::TangentVector a;
     EXPECT_EQ(talus::forward_dynamics_range_space(model, *data, *loop, s.q, s.v, s.tau, a), Status::invalid_input);
@@ -379,7 +387,8 @@ TEST(Reliability, Defect6_ExtremeInputsNeverOkWithNonFinite) {
   const auto& FL = model.frames[solo::frame_id("FL_FOOT")];
   talus::LoopAxis<double> ax;
   ax.axis = talus::Motion<double>::Unit(5);
-  EXPECT_EQ(cs->add_loop(FL.body, FL.placement, -1, talus::Transform<double>(), {ax}, talus::Baumgarte<double>::on(1e-160)),
+  EXPECT_EQ(cs->add_loop(FL.body, FL.placement, -1, talus::Transform<double>(), {ax},
+                         talus::Baumgarte<double>::on(1e-160)),
             Status::invalid_input);  // refused at add
   // integrate: a result outside the valid configurations is not ok (the next call would
   // refuse it), and it is zero
@@ -438,10 +447,10 @@ TEST(Reliability, Defect8_SparseSolvesReturnStatus) {
   EXPECT_EQ(talus::factorize_ltl(model, *data), Status::singular);
   for (int f = 0; f < 4; ++f) {
     x.setOnes();
-    const Status s = f == 0 ? talus::solve_ltl(model, *data, x)
-                   : f == 1 ? talus::solve_l(model, *data, x)
-                   : f == 2 ? talus::solve_lt(model, *data, x)
-                            : talus::multiply_ltl(model, *data, x);
+    const Status s = f == 0   ? talus::solve_ltl(model, *data, x)
+                     : f == 1 ? talus::solve_l(model, *data, x)
+                     : f == 2 ? talus::solve_lt(model, *data, x)
+                              : talus::multiply_ltl(model, *data, x);
     EXPECT_EQ(s, Status::singular);
     EXPECT_TRUE(all_zero(x));
   }
@@ -493,7 +502,9 @@ TEST(Reliability, Defect8_CheckModel) {
   EXPECT_EQ(talus::check_model(chain::make_model<double>()), Status::ok);
   EXPECT_EQ(talus::check_model(make_double_pendulum<double>()), Status::ok);
   EXPECT_EQ(talus::check_model(good.cast<float>()), Status::ok);
-  auto expect_bad = [](const auto& m, const char* what) { EXPECT_EQ(talus::check_model(m), Status::invalid_input) << what; };
+  auto expect_bad = [](const auto& m, const char* what) {
+    EXPECT_EQ(talus::check_model(m), Status::invalid_input) << what;
+  };
   {
     Solo m = good;
     m.joint_placement[2].p[0] = kNaN;
@@ -557,8 +568,8 @@ TEST(Reliability, Defect8_CheckModel) {
 using KktWs = talus::SolverWorkspace<double, 2, 2>;
 using KktLambda = KktWs::RowVector;
 constexpr talus::KKTMethod kKktMethods[] = {talus::KKTMethod::partial_piv_lu, talus::KKTMethod::full_piv_lu,
-                                            talus::KKTMethod::col_piv_householder_qr,
-                                            talus::KKTMethod::householder_qr, talus::KKTMethod::ldlt};
+                                            talus::KKTMethod::col_piv_householder_qr, talus::KKTMethod::householder_qr,
+                                            talus::KKTMethod::ldlt};
 
 // [H Gᵀ; G 0] [x; −λ] = [b; g] by Eigen's FullPivLU on the dense matrix (not a talus path).
 void kkt_reference(const Eigen::MatrixXd& H, const Eigen::VectorXd& b, const Eigen::MatrixXd& G,

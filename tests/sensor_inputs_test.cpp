@@ -209,8 +209,7 @@ TEST(ConsistencySensorInputs, SingleImuQuaternion) {
   // nothing to do, left as it is.
   Eigen::Vector4f f = exact.cast<float>();
   const Eigen::Vector4f f0 = f;
-  ASSERT_EQ(talus::renormalize_quaternion(f, talus::sensor_quaternion_tolerance<float>(), &changed),
-            talus::Status::ok);
+  ASSERT_EQ(talus::renormalize_quaternion(f, talus::sensor_quaternion_tolerance<float>(), &changed), talus::Status::ok);
   EXPECT_FALSE(changed);
   EXPECT_TRUE(f == f0);
 }
@@ -220,8 +219,8 @@ TEST(ConsistencySensorInputs, SingleImuQuaternion) {
 TEST(ConsistencySensorInputs, XyzwRoundTrips) {
   talus::Random rng(14);
   for (int i = 0; i < 100; ++i) {
-    const Vec4 wxyz = normalised_long_double(Vec4(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1),
-                                                  rng.uniform(-1, 1)));
+    const Vec4 wxyz =
+        normalised_long_double(Vec4(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)));
     const Vec4 xyzw = talus::quaternion_to_xyzw(wxyz);
     EXPECT_TRUE(xyzw == Vec4(wxyz[1], wxyz[2], wxyz[3], wxyz[0]));
     EXPECT_TRUE(talus::quaternion_from_xyzw(xyzw) == wxyz);
@@ -298,16 +297,16 @@ TEST(ConsistencySensorInputs, QuantilesFlagTheOverflowBin) {
   talus::rt::TimeStats<8> st;
   st.reset(1000);
   std::vector<std::uint64_t> xs;
-  for (int i = 0; i < 50; ++i) xs.push_back(1200 + 37 * i % 700);      // 1.2–1.9 µs
-  for (int i = 0; i < 30; ++i) xs.push_back(3100 + 53 * i % 800);      // 3.1–3.9 µs
-  for (int i = 0; i < 20; ++i) xs.push_back(9000 + 997 * i);           // 9–28 µs: overflow
+  for (int i = 0; i < 50; ++i) xs.push_back(1200 + 37 * i % 700);  // 1.2–1.9 µs
+  for (int i = 0; i < 30; ++i) xs.push_back(3100 + 53 * i % 800);  // 3.1–3.9 µs
+  for (int i = 0; i < 20; ++i) xs.push_back(9000 + 997 * i);       // 9–28 µs: overflow
   for (std::uint64_t x : xs) st.add(x);
   EXPECT_EQ(st.overflow_count(), 20u);
   // median in a regular bin, p90 and p99 in the overflow bin, p100 = max
   EXPECT_FALSE(st.median().lower_bound);
   EXPECT_TRUE(st.quantile(900).lower_bound);
   EXPECT_TRUE(st.p99().lower_bound);
-  EXPECT_EQ(st.p99().ns, 7000u);                // the overflow bin's lower edge, not the max
+  EXPECT_EQ(st.p99().ns, 7000u);  // the overflow bin's lower edge, not the max
   EXPECT_NE(st.p99().ns, st.max_ns);
   EXPECT_EQ(st.quantile(1000).ns, st.max_ns);
   EXPECT_FALSE(st.quantile(1000).lower_bound);
@@ -349,8 +348,8 @@ TEST(ConsistencySensorInputs, DefaultBinWidthsCoverThePeriod) {
   c.period_ns = 1000000;
   talus::rt::Loop<64> loop(c);
   const std::uint64_t w = loop.stats().exec.bin_ns;
-  EXPECT_GE(63 * w, c.period_ns);      // an execution within the period is never in the overflow bin
-  EXPECT_LT(63 * (w - 1), c.period_ns); // and the bins are no wider than needed
+  EXPECT_GE(63 * w, c.period_ns);        // an execution within the period is never in the overflow bin
+  EXPECT_LT(63 * (w - 1), c.period_ns);  // and the bins are no wider than needed
 #if defined(__linux__)
   EXPECT_EQ(loop.stats().latency.bin_ns, w);
 #else

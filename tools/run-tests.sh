@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: the host build (plain Release, -O3; labels consistency, reference, alloc, build, install,
+# The whole test suite: the format check (tools/check-format.sh), the host build (plain Release, -O3; labels consistency, reference, alloc, build, install,
 # reliability, memcheck), the sanitizer build (ASan + UBSan over the hand models, solo12,
 # constraints, reliability and fuzz replays), then the on-target tests (label target; on the Cortex-M7 also the HIL
 # short run, label hil) for Cortex-M7 and Cortex-M4F under qemu-system-arm, aarch64 under qemu-aarch64, and x86-64
@@ -28,6 +28,8 @@ stage() {  # stage <preset>: a workflow preset, its output kept for the count at
 }
 # The plainest build a CMake user runs (CMake's Release, -O3), tested as is; the preset
 # host-release (cmake --workflow --preset test) has exactly this cache.
+stamp "format: tools/check-format.sh"
+bash tools/check-format.sh 2>&1 | tee -a "$log"
 stamp "host: cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release"
 cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release 2>&1 | tee -a "$log"
 cmake --build build/host-release -j2 2>&1 | tee -a "$log"

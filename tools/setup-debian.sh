@@ -11,7 +11,9 @@ packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-
   # hil/plot.py: the HIL demo's pictures
   python3-matplotlib
   # the API reference: the docs target and the ctest docs_no_warnings (cmake/TalusDocs.cmake)
-  doxygen)
+  doxygen
+  # tools/check-format.sh: the code style (.clang-format, set for Debian 12's clang-format 14)
+  clang-format)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

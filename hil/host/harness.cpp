@@ -43,14 +43,14 @@ using Joints = Eigen::Matrix<double, 12, 1>;
 
 struct Segment {
   std::string name;
-  double duration = 0;        ///< s
+  double duration = 0;                             ///< s
   Eigen::Vector3d push = Eigen::Vector3d::Zero();  ///< N on the base, from push_start for push_time
   double push_start = 0.1, push_time = 0.1;
-  unsigned lift = 0;          ///< Request bits (lift foot k) for the first lift_time s
+  unsigned lift = 0;  ///< Request bits (lift foot k) for the first lift_time s
   double lift_time = 0;
-  double fault_rate = 0;      ///< probability of a link fault per period
-  int nan_frames = 0;         ///< sensor frames with a NaN joint angle, from period 100
-  int silence = 0;            ///< periods without any frame, from the start
+  double fault_rate = 0;  ///< probability of a link fault per period
+  int nan_frames = 0;     ///< sensor frames with a NaN joint angle, from period 100
+  int silence = 0;        ///< periods without any frame, from the start
 };
 
 std::vector<Segment> scenarios(const std::string& run, double fault_rate) {
@@ -184,8 +184,9 @@ int run(int argc, char** argv) {
   }
   const int sources = !native.empty() + !qemu.empty() + (tcp_port > 0);
   if (urdf.empty() || sources != 1 || (run_kind != "full" && run_kind != "short")) {
-    std::fprintf(stderr, "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf | --tcp port) [--run full|short] "
-                         "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d]\n");
+    std::fprintf(stderr,
+                 "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf | --tcp port) [--run full|short] "
+                 "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d]\n");
     return 2;
   }
   if (deadline_ms < 0) deadline_ms = native.empty() ? 100 : 30;  // QEMU's UART: ~18 ms per round trip
@@ -208,7 +209,7 @@ int run(int argc, char** argv) {
 
   FirmwareLink link;
   const bool started = !native.empty() ? link.start_native(native, err)
-                      : !qemu.empty()  ? link.start_qemu(qemu, err)
+                       : !qemu.empty() ? link.start_qemu(qemu, err)
                                        : link.connect_tcp(tcp_port, err);
   if (!started) {
     std::fprintf(stderr, "hil_harness: firmware: %s\n", err.c_str());
@@ -323,8 +324,10 @@ int run(int argc, char** argv) {
         }
         const auto t0 = std::chrono::steady_clock::now();
         for (;;) {
-          const int left = deadline_ms - static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                                              std::chrono::steady_clock::now() - t0).count());
+          const int left =
+              deadline_ms -
+              static_cast<int>(
+                  std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
           if (fresh || left <= 0) break;
           std::uint8_t buf[512];
           const long n = link.read(buf, sizeof buf, left);
@@ -344,7 +347,8 @@ int run(int argc, char** argv) {
         } else {
           ++c.deadline_miss;
         }
-        if (silence_end >= 0 && c.periods > silence_end + 5 && state != static_cast<std::uint8_t>(ControllerState::safe_damping))
+        if (silence_end >= 0 && c.periods > silence_end + 5 &&
+            state != static_cast<std::uint8_t>(ControllerState::safe_damping))
           safe_after_silence = false;
       }
       if (g.silence > 0 && i == g.silence) silence_end = c.periods;
@@ -361,15 +365,20 @@ int run(int argc, char** argv) {
       rpy(ps.q, r, p, y);
       char line[256];
       csv << ps.time << ',' << g.name << ',' << seq;
-      std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", ps.q[0], ps.q[1], ps.q[2], r, p, y,
-                    ps.com.x(), ps.com.y(), ps.com.z());
+      std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f", ps.q[0], ps.q[1], ps.q[2], r, p,
+                    y, ps.com.x(), ps.com.y(), ps.com.z());
       csv << line;
-      for (int k = 0; k < 4; ++k) csv << ',' << ps.foot_pos[k].x() << ',' << ps.foot_pos[k].y() << ',' << ps.foot_pos[k].z();
+      for (int k = 0; k < 4; ++k)
+        csv << ',' << ps.foot_pos[k].x() << ',' << ps.foot_pos[k].y() << ',' << ps.foot_pos[k].z();
       for (int k = 0; k < 4; ++k) csv << ',' << ((ps.contacts >> k) & 1);
-      for (int k = 0; k < 4; ++k) csv << ',' << ps.foot_force[k].x() << ',' << ps.foot_force[k].y() << ',' << ps.foot_force[k].z();
+      for (int k = 0; k < 4; ++k)
+        csv << ',' << ps.foot_force[k].x() << ',' << ps.foot_force[k].y() << ',' << ps.foot_force[k].z();
       for (int j = 0; j < 12; ++j) csv << ',' << tau[j];
-      csv << ',' << push.x() << ',' << push.y() << ',' << int(state) << ',' << (fresh ? cmd.step_instructions : 0) << ','
-          << fresh << ',' << (silent ? "silence" : (fd != LinkFault::none ? to_string(fd) : (!silent && i >= 100 && i < 100 + g.nan_frames ? "nan_sensor" : "")))
+      csv << ',' << push.x() << ',' << push.y() << ',' << int(state) << ',' << (fresh ? cmd.step_instructions : 0)
+          << ',' << fresh << ','
+          << (silent ? "silence"
+                     : (fd != LinkFault::none ? to_string(fd)
+                                              : (!silent && i >= 100 && i < 100 + g.nan_frames ? "nan_sensor" : "")))
           << ',' << to_string(fu_logged);
       for (int k = 0; k < fault_count; ++k) csv << ',' << c.fw[k];
       csv << ',' << parser.stats().rejected() << ',' << parser.stats().missed << ',' << c.deadline_miss << '\n';
@@ -459,14 +468,15 @@ int run(int argc, char** argv) {
       for (int f = 1; f < static_cast<int>(F::count); ++f) t += c.inj[d][f];
     return t;
   }();
-  std::snprintf(v, sizeof v, "down: bitflip %ld drop %ld dup %ld trunc %ld delay %ld; up: %ld %ld %ld %ld %ld (total %ld)",
+  std::snprintf(v, sizeof v,
+                "down: bitflip %ld drop %ld dup %ld trunc %ld delay %ld; up: %ld %ld %ld %ld %ld (total %ld)",
                 c.down(F::bitflip), c.down(F::drop), c.down(F::duplicate), c.down(F::truncate), c.down(F::delay),
                 c.up(F::bitflip), c.up(F::drop), c.up(F::duplicate), c.up(F::truncate), c.up(F::delay), inj_total);
   rows.push_back({"link faults injected", v, "> 0", inj_total > 0});
   const long fw_rej_exp = c.down(F::bitflip) + c.down(F::truncate) + c.down(F::duplicate);
   const long fw_miss_exp = kill_d + c.silent_periods;
-  std::snprintf(v, sizeof v, "rejected %u (expected %ld), missed %u (expected %ld)", c.fw[fault_rx_rejected], fw_rej_exp,
-                c.fw[fault_rx_missed], fw_miss_exp);
+  std::snprintf(v, sizeof v, "rejected %u (expected %ld), missed %u (expected %ld)", c.fw[fault_rx_rejected],
+                fw_rej_exp, c.fw[fault_rx_missed], fw_miss_exp);
   rows.push_back({"corruption detected by the firmware", v, "equal",
                   c.fw[fault_rx_rejected] == fw_rej_exp && c.fw[fault_rx_missed] == fw_miss_exp});
   const long host_rej_exp = c.up(F::bitflip) + c.up(F::truncate) + c.up(F::duplicate);

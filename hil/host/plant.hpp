@@ -21,11 +21,11 @@
 namespace talus_hil {
 
 struct PlantConfig {
-  std::string urdf;            ///< solo12.urdf
-  double timestep = 0.0005;    ///< s
-  int substeps = 2;            ///< per control period (1 ms)
-  double foot_radius = 0.01;   ///< m
-  double mu = 1.0;             ///< floor friction
+  std::string urdf;           ///< solo12.urdf
+  double timestep = 0.0005;   ///< s
+  int substeps = 2;           ///< per control period (1 ms)
+  double foot_radius = 0.01;  ///< m
+  double mu = 1.0;            ///< floor friction
 };
 
 struct PlantState {

@@ -89,7 +89,8 @@ TEST(HilController, TorquesReproduceRequestedMotionAndForces) {
     // talus's constrained forward dynamics with the commanded torques and the feet held.
     talus::ConstraintSet<Model, 12> cs;
     for (int k = 0; k < 4; ++k)
-      ASSERT_EQ(cs.add_contact(fx.model, fx.feet[k], {Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY()}),
+      ASSERT_EQ(cs.add_contact(fx.model, fx.feet[k],
+                               {Eigen::Vector3d::UnitZ(), Eigen::Vector3d::UnitX(), Eigen::Vector3d::UnitY()}),
                 Status::ok);
     ASSERT_EQ(cs.bind(fx.model), Status::ok);
     talus::Data<Model> data;

@@ -136,10 +136,10 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
 TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {
   Sensor m;
   m.sequence = 7;
-  m.q[0] = 0.1;                       // not a float: arrives rounded to the nearest float
-  m.q[1] = std::nan("");              // a broken encoder's NaN must reach the controller
+  m.q[0] = 0.1;           // not a float: arrives rounded to the nearest float
+  m.q[1] = std::nan("");  // a broken encoder's NaN must reach the controller
   m.v[0] = -std::numeric_limits<double>::infinity();
-  m.v[1] = 1e300;                     // beyond float: arrives as +Inf (refused by the controller)
+  m.v[1] = 1e300;  // beyond float: arrives as +Inf (refused by the controller)
   std::uint8_t frame[max_frame_size<Sensor>()];
   const std::size_t n = encode_frame(m, frame, sizeof frame);
   Parser<Sensor> p;
@@ -227,7 +227,7 @@ TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
   EXPECT_EQ(feed(p, raw_frame(kVersion, static_cast<std::uint8_t>(MessageType::sensor), Command::payload_size)), 0);
   EXPECT_EQ(p.stats().unknown_type, 2u);  // a sensor frame is not what the firmware's side takes
   EXPECT_EQ(feed(p, raw_frame(kVersion, static_cast<std::uint8_t>(MessageType::sensor), Sensor::payload_size)), 0);
-  EXPECT_EQ(p.stats().too_long, 2u);      // a real sensor frame does not even fit
+  EXPECT_EQ(p.stats().too_long, 2u);  // a real sensor frame does not even fit
   EXPECT_EQ(feed(p, raw_frame(kVersion, 2, Command::payload_size - 1)), 0);
   EXPECT_EQ(p.stats().bad_length, 1u + after_truncation.bad_length);
   ASSERT_EQ(feed(p, raw_frame(kVersion, 2, Command::payload_size)), 1);  // the same, well formed
@@ -255,8 +255,12 @@ TEST(HilProtocol, FuzzMillionFramesNeverAcceptsACorruptedFrame) {
     const int kind = r.index(10);
     bool intact = false;
     switch (kind) {
-      case 0: buf[static_cast<std::size_t>(r.index(static_cast<int>(n - 1)))] ^= static_cast<std::uint8_t>(1u << r.index(8)); break;
-      case 1: buf[static_cast<std::size_t>(r.index(static_cast<int>(n - 1)))] = static_cast<std::uint8_t>(r.next()); break;
+      case 0:
+        buf[static_cast<std::size_t>(r.index(static_cast<int>(n - 1)))] ^= static_cast<std::uint8_t>(1u << r.index(8));
+        break;
+      case 1:
+        buf[static_cast<std::size_t>(r.index(static_cast<int>(n - 1)))] = static_cast<std::uint8_t>(r.next());
+        break;
       case 2: {  // insert a byte
         const std::size_t at = static_cast<std::size_t>(r.index(static_cast<int>(n - 1)));
         std::memmove(&buf[at + 1], &buf[at], n - at);
@@ -271,7 +275,7 @@ TEST(HilProtocol, FuzzMillionFramesNeverAcceptsACorruptedFrame) {
         break;
       }
       case 4: n = 1 + static_cast<std::size_t>(r.index(static_cast<int>(n - 1))), buf[n - 1] = 0; break;  // truncated
-      case 5:  // pure noise
+      case 5:                                                                                             // pure noise
         for (std::size_t k = 0; k + 1 < n; ++k) buf[k] = static_cast<std::uint8_t>(r.next());
         buf[n - 1] = 0;
         break;

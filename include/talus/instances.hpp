@@ -21,124 +21,122 @@
 #include <talus/constraints.hpp>
 #include <talus/talus.hpp>
 
-#define TALUS_INSTANCES_MODEL_(T, M)                                                                              \
-  namespace talus {                                                                                               \
-  T Status check_model(const M&);                                                                                 \
-  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                     \
-  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                      \
-                              const Eigen::MatrixBase<M::TangentVector>&);                                        \
-  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                      \
+#define TALUS_INSTANCES_MODEL_(T, M)                                                                                   \
+  namespace talus {                                                                                                    \
+  T Status check_model(const M&);                                                                                      \
+  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                          \
+  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                           \
+                              const Eigen::MatrixBase<M::TangentVector>&);                                             \
+  T Status forward_kinematics(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                           \
                               const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&); \
-  T Status crba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                                   \
-  T Status rnea(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                    \
-                const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,           \
-                M::TangentVector&);                                                                               \
-  T Status rnea(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                    \
-                const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,           \
-                const ExternalForces<M>&, M::TangentVector&);                                                     \
-  T Status nonlinear_effects(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                       \
-                             const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&);                      \
-  T Status generalized_gravity(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, M::TangentVector&); \
-  T Status aba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                     \
-               const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,            \
-               M::TangentVector&);                                                                                \
-  T Status aba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                     \
-               const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,            \
-               const ExternalForces<M>&, M::TangentVector&);                                                      \
-  T Status compute_joint_jacobians(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                \
-  T Status frame_jacobian(const M&, const Data<M>&, int, ReferenceFrame, M::Jacobian6&);    \
-  T Status frame_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, int, ReferenceFrame,     \
-                          M::Jacobian6&);                                                   \
-  T Status point_jacobian(const M&, const Data<M>&, int, const Vector3<M::Scalar>&, ReferenceFrame,               \
-                          M::Jacobian3&);                                                   \
-  T Status point_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, int,                     \
-                          const Vector3<M::Scalar>&, ReferenceFrame, M::Jacobian3&);        \
-  T Status frame_linear_jacobian(const M&, const Data<M>&, int, ReferenceFrame,                                   \
-                                 M::Jacobian3&);                                            \
-  T Status center_of_mass(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                         \
-  T Status center_of_mass(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                          \
-                          const Eigen::MatrixBase<M::TangentVector>&);                                            \
-  T Status com_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                            \
-                        M::Jacobian3&);                                                     \
-  T Status centroidal_momentum_matrix(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,              \
-                                      M::Jacobian6&);                                       \
-  T Status centroidal_momentum(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                     \
-                               const Eigen::MatrixBase<M::TangentVector>&, Force<M::Scalar>&);                    \
+  T Status crba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                                        \
+  T Status rnea(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                         \
+                const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,                \
+                M::TangentVector&);                                                                                    \
+  T Status rnea(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                         \
+                const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,                \
+                const ExternalForces<M>&, M::TangentVector&);                                                          \
+  T Status nonlinear_effects(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                            \
+                             const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&);                           \
+  T Status generalized_gravity(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, M::TangentVector&);      \
+  T Status aba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                          \
+               const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,                 \
+               M::TangentVector&);                                                                                     \
+  T Status aba(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                                          \
+               const Eigen::MatrixBase<M::TangentVector>&, const Eigen::MatrixBase<M::TangentVector>&,                 \
+               const ExternalForces<M>&, M::TangentVector&);                                                           \
+  T Status compute_joint_jacobians(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                     \
+  T Status frame_jacobian(const M&, const Data<M>&, int, ReferenceFrame, M::Jacobian6&);                               \
+  T Status frame_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, int, ReferenceFrame,          \
+                          M::Jacobian6&);                                                                              \
+  T Status point_jacobian(const M&, const Data<M>&, int, const Vector3<M::Scalar>&, ReferenceFrame, M::Jacobian3&);    \
+  T Status point_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, int,                          \
+                          const Vector3<M::Scalar>&, ReferenceFrame, M::Jacobian3&);                                   \
+  T Status frame_linear_jacobian(const M&, const Data<M>&, int, ReferenceFrame, M::Jacobian3&);                        \
+  T Status center_of_mass(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&);                              \
+  T Status center_of_mass(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                               \
+                          const Eigen::MatrixBase<M::TangentVector>&);                                                 \
+  T Status com_jacobian(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, M::Jacobian3&);                 \
+  T Status centroidal_momentum_matrix(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&, M::Jacobian6&);   \
+  T Status centroidal_momentum(const M&, Data<M>&, const Eigen::MatrixBase<M::ConfigVector>&,                          \
+                               const Eigen::MatrixBase<M::TangentVector>&, Force<M::Scalar>&);                         \
   }
 
-#define TALUS_INSTANCES_CONSTRAINTS_(T, M, R)                                                                     \
-  namespace talus {                                                                                               \
-  T Status compute_constraint_jacobian(const M&, Data<M>&, ConstraintSet<M, R>&,                                  \
-                                       const Eigen::MatrixBase<M::ConfigVector>&);                                \
-  T Status compute_constraint_gamma(const M&, Data<M>&, ConstraintSet<M, R>&,                                     \
-                                    const Eigen::MatrixBase<M::ConfigVector>&,                                    \
-                                    const Eigen::MatrixBase<M::TangentVector>&);                                  \
-  T Status compute_position_errors(const M&, Data<M>&, ConstraintSet<M, R>&, const Eigen::MatrixBase<M::ConfigVector>&, \
-                                   ConstraintSet<M, R>::RowVector&);                                              \
-  T Status compute_velocity_errors(const M&, Data<M>&, ConstraintSet<M, R>&, const Eigen::MatrixBase<M::ConfigVector>&, \
-                                   const Eigen::MatrixBase<M::TangentVector>&, ConstraintSet<M, R>::RowVector&);  \
-  T Status compute_constrained_system(const M&, Data<M>&, ConstraintSet<M, R>&,                                   \
-                                      const Eigen::MatrixBase<M::ConfigVector>&,                                  \
-                                      const Eigen::MatrixBase<M::TangentVector>&, const ExternalForces<M>*);      \
+#define TALUS_INSTANCES_CONSTRAINTS_(T, M, R)                                                                         \
+  namespace talus {                                                                                                   \
+  T Status compute_constraint_jacobian(const M&, Data<M>&, ConstraintSet<M, R>&,                                      \
+                                       const Eigen::MatrixBase<M::ConfigVector>&);                                    \
+  T Status compute_constraint_gamma(const M&, Data<M>&, ConstraintSet<M, R>&,                                         \
+                                    const Eigen::MatrixBase<M::ConfigVector>&,                                        \
+                                    const Eigen::MatrixBase<M::TangentVector>&);                                      \
+  T Status compute_position_errors(const M&, Data<M>&, ConstraintSet<M, R>&,                                          \
+                                   const Eigen::MatrixBase<M::ConfigVector>&, ConstraintSet<M, R>::RowVector&);       \
+  T Status compute_velocity_errors(const M&, Data<M>&, ConstraintSet<M, R>&,                                          \
+                                   const Eigen::MatrixBase<M::ConfigVector>&,                                         \
+                                   const Eigen::MatrixBase<M::TangentVector>&, ConstraintSet<M, R>::RowVector&);      \
+  T Status compute_constrained_system(const M&, Data<M>&, ConstraintSet<M, R>&,                                       \
+                                      const Eigen::MatrixBase<M::ConfigVector>&,                                      \
+                                      const Eigen::MatrixBase<M::TangentVector>&, const ExternalForces<M>*);          \
   T Status anchor_contacts(const M&, Data<M>&, ConstraintSet<M, R>&, const Eigen::MatrixBase<M::ConfigVector>&, int); \
-  T Status forward_dynamics_direct(const M&, Data<M>&, ConstraintSet<M, R>&, const Eigen::MatrixBase<M::ConfigVector>&, \
-                                   const Eigen::MatrixBase<M::TangentVector>&,                                    \
-                                   const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&, KKTMethod,      \
-                                   const ExternalForces<M>*);                                                     \
-  T Status forward_dynamics_range_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                 \
-                                        const Eigen::MatrixBase<M::ConfigVector>&,                                \
-                                        const Eigen::MatrixBase<M::TangentVector>&,                               \
-                                        const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,            \
-                                        const ExternalForces<M>*);                                                \
-  T Status forward_dynamics_null_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                  \
-                                       const Eigen::MatrixBase<M::ConfigVector>&,                                 \
-                                       const Eigen::MatrixBase<M::TangentVector>&,                                \
-                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,             \
-                                       const ExternalForces<M>*);                                                 \
+  T Status forward_dynamics_direct(const M&, Data<M>&, ConstraintSet<M, R>&,                                          \
+                                   const Eigen::MatrixBase<M::ConfigVector>&,                                         \
+                                   const Eigen::MatrixBase<M::TangentVector>&,                                        \
+                                   const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&, KKTMethod,          \
+                                   const ExternalForces<M>*);                                                         \
+  T Status forward_dynamics_range_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                     \
+                                        const Eigen::MatrixBase<M::ConfigVector>&,                                    \
+                                        const Eigen::MatrixBase<M::TangentVector>&,                                   \
+                                        const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                \
+                                        const ExternalForces<M>*);                                                    \
+  T Status forward_dynamics_null_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                      \
+                                       const Eigen::MatrixBase<M::ConfigVector>&,                                     \
+                                       const Eigen::MatrixBase<M::TangentVector>&,                                    \
+                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                 \
+                                       const ExternalForces<M>*);                                                     \
   }
 
-#define TALUS_INSTANCES_SOLVERS_(T, M, R)                                                                         \
-  namespace talus {                                                                                               \
-  T Status forward_dynamics_kokkevis(const M&, Data<M>&, ConstraintSet<M, R>&,                                    \
-                                     const Eigen::MatrixBase<M::ConfigVector>&,                                   \
-                                     const Eigen::MatrixBase<M::TangentVector>&,                                  \
-                                     const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,               \
-                                     const ExternalForces<M>*);                                                   \
-  T Status forward_dynamics_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                 \
-                                        const Eigen::MatrixBase<M::ConfigVector>&,                                \
-                                        const Eigen::MatrixBase<M::TangentVector>&,                               \
-                                        const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,            \
-                                        const ExternalForces<M>*);                                                \
-  T Status compute_impulse_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                  \
-                                       const Eigen::MatrixBase<M::ConfigVector>&,                                 \
-                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,             \
-                                       const ConstraintSet<M, R>::RowVector*);                                    \
-  T Status forward_dynamics_proximal(const M&, Data<M>&, ConstraintSet<M, R>&,                                    \
-                                     const Eigen::MatrixBase<M::ConfigVector>&,                                   \
-                                     const Eigen::MatrixBase<M::TangentVector>&,                                  \
-                                     const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,               \
-                                     const ProximalSettings<M::Scalar>&, ProximalReport<M::Scalar>&,              \
-                                     const ExternalForces<M>*);                                                   \
+#define TALUS_INSTANCES_SOLVERS_(T, M, R)                                                                              \
+  namespace talus {                                                                                                    \
+  T Status forward_dynamics_kokkevis(const M&, Data<M>&, ConstraintSet<M, R>&,                                         \
+                                     const Eigen::MatrixBase<M::ConfigVector>&,                                        \
+                                     const Eigen::MatrixBase<M::TangentVector>&,                                       \
+                                     const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                    \
+                                     const ExternalForces<M>*);                                                        \
+  T Status forward_dynamics_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                      \
+                                        const Eigen::MatrixBase<M::ConfigVector>&,                                     \
+                                        const Eigen::MatrixBase<M::TangentVector>&,                                    \
+                                        const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                 \
+                                        const ExternalForces<M>*);                                                     \
+  T Status compute_impulse_articulated(const M&, Data<M>&, ConstraintSet<M, R>&,                                       \
+                                       const Eigen::MatrixBase<M::ConfigVector>&,                                      \
+                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                  \
+                                       const ConstraintSet<M, R>::RowVector*);                                         \
+  T Status forward_dynamics_proximal(const M&, Data<M>&, ConstraintSet<M, R>&,                                         \
+                                     const Eigen::MatrixBase<M::ConfigVector>&,                                        \
+                                     const Eigen::MatrixBase<M::TangentVector>&,                                       \
+                                     const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                    \
+                                     const ProximalSettings<M::Scalar>&, ProximalReport<M::Scalar>&,                   \
+                                     const ExternalForces<M>*);                                                        \
   T Status compute_impulse_direct(const M&, Data<M>&, ConstraintSet<M, R>&, const Eigen::MatrixBase<M::ConfigVector>&, \
-                                  const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&, KKTMethod,       \
-                                  const ConstraintSet<M, R>::RowVector*);                                         \
-  T Status compute_impulse_range_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                  \
-                                       const Eigen::MatrixBase<M::ConfigVector>&,                                 \
-                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,             \
-                                       const ConstraintSet<M, R>::RowVector*);                                    \
-  T Status compute_impulse_null_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                   \
-                                      const Eigen::MatrixBase<M::ConfigVector>&,                                  \
-                                      const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,              \
-                                      const ConstraintSet<M, R>::RowVector*);                                     \
-  T Status inverse_dynamics_constrained(const M&, Data<M>&, ConstraintSet<M, R>&,                                 \
-                                        const Eigen::MatrixBase<M::ConfigVector>&,                                \
-                                        const Eigen::MatrixBase<M::TangentVector>&,                               \
-                                        const Eigen::MatrixBase<M::TangentVector>&, const Actuation<M>&,          \
-                                        M::TangentVector&, M::TangentVector&,                                     \
-                                        InverseDynamicsWorkspace<M::Scalar, M::nv, R>&, const ExternalForces<M>*); \
-  T Status static_equilibrium_torques(const M&, Data<M>&, ConstraintSet<M, R>&,                                   \
-                                      const Eigen::MatrixBase<M::ConfigVector>&, const Actuation<M>&,             \
-                                      M::TangentVector&, InverseDynamicsWorkspace<M::Scalar, M::nv, R>&);         \
+                                  const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&, KKTMethod,            \
+                                  const ConstraintSet<M, R>::RowVector*);                                              \
+  T Status compute_impulse_range_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                       \
+                                       const Eigen::MatrixBase<M::ConfigVector>&,                                      \
+                                       const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                  \
+                                       const ConstraintSet<M, R>::RowVector*);                                         \
+  T Status compute_impulse_null_space(const M&, Data<M>&, ConstraintSet<M, R>&,                                        \
+                                      const Eigen::MatrixBase<M::ConfigVector>&,                                       \
+                                      const Eigen::MatrixBase<M::TangentVector>&, M::TangentVector&,                   \
+                                      const ConstraintSet<M, R>::RowVector*);                                          \
+  T Status inverse_dynamics_constrained(const M&, Data<M>&, ConstraintSet<M, R>&,                                      \
+                                        const Eigen::MatrixBase<M::ConfigVector>&,                                     \
+                                        const Eigen::MatrixBase<M::TangentVector>&,                                    \
+                                        const Eigen::MatrixBase<M::TangentVector>&, const Actuation<M>&,               \
+                                        M::TangentVector&, M::TangentVector&,                                          \
+                                        InverseDynamicsWorkspace<M::Scalar, M::nv, R>&, const ExternalForces<M>*);     \
+  T Status static_equilibrium_torques(const M&, Data<M>&, ConstraintSet<M, R>&,                                        \
+                                      const Eigen::MatrixBase<M::ConfigVector>&, const Actuation<M>&,                  \
+                                      M::TangentVector&, InverseDynamicsWorkspace<M::Scalar, M::nv, R>&);              \
   }
 
 #define TALUS_DECLARE_MODEL_INSTANCES(M) TALUS_INSTANCES_MODEL_(extern template, M)

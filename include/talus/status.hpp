@@ -6,6 +6,8 @@
 
 namespace talus {
 
+// clang-format 14 misreads `enum class [[nodiscard]]` (it would write `unsigned char{`).
+// clang-format off
 enum class [[nodiscard]] Status : unsigned char {
   ok = 0,
   invalid_input,      ///< NaN/Inf or a value beyond its documented range (check.hpp), unnormalised
@@ -16,6 +18,7 @@ enum class [[nodiscard]] Status : unsigned char {
   overflow,           ///< inputs were valid but a result is not finite (extreme values, an
                       ///< ill-conditioned system): outputs zero instead of Inf/NaN
 };
+// clang-format on
 
 /// Short English name of a Status, for logs ("ok", "invalid_input", ...).
 constexpr const char* to_string(Status s) {

@@ -27,7 +27,6 @@ volatile std::uint32_t g_systick_wraps = 0;
 
 extern "C" void SysTick_Handler() { g_systick_wraps = g_systick_wraps + 1; }
 
-
 namespace talus::port {
 namespace cortex_m {
 
@@ -75,8 +74,9 @@ std::uint64_t cycles() { return cortex_m::has_cycle_counter() ? cortex_m::cycle_
 std::uint64_t counter_hz() { return cortex_m::core_hz; }
 
 const char* counter_name() {
-  return cortex_m::has_cycle_counter() ? "DWT CYCCNT (core cycles)"
-                       : "SysTick ticks at the core clock (no DWT CYCCNT; under QEMU -icount shift=N one tick = 40/2^N instructions)";
+  return cortex_m::has_cycle_counter()
+             ? "DWT CYCCNT (core cycles)"
+             : "SysTick ticks at the core clock (no DWT CYCCNT; under QEMU -icount shift=N one tick = 40/2^N instructions)";
 }
 
 IrqState critical_enter() {

@@ -86,8 +86,8 @@ extern "C" [[noreturn]] void talus_cortex_m_fault(const std::uint32_t* frame, st
   info.pc = frame[6];
   info.status = reg(SCB_CFSR);
   const std::uint32_t cfsr = info.status;
-  if (cfsr & (1u << 7)) info.address = reg(SCB_MMFAR);        // MMARVALID
-  else if (cfsr & (1u << 15)) info.address = reg(SCB_BFAR);   // BFARVALID
+  if (cfsr & (1u << 7)) info.address = reg(SCB_MMFAR);       // MMARVALID
+  else if (cfsr & (1u << 15)) info.address = reg(SCB_BFAR);  // BFARVALID
   report_and_exit(info, reg(SCB_HFSR));
 }
 
@@ -103,7 +103,8 @@ int semihost_call(int op, const void* arg) {
 
 void semihost_write(const char* data, std::size_t n) {
   if (g_console < 0) return;
-  std::uint32_t args[3] = {static_cast<std::uint32_t>(g_console), static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data)),
+  std::uint32_t args[3] = {static_cast<std::uint32_t>(g_console),
+                           static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(data)),
                            static_cast<std::uint32_t>(n)};
   semihost_call(SYS_WRITE, args);
 }
@@ -138,7 +139,8 @@ std::size_t stack_high_water() {
 }
 
 std::size_t stack_size() {
-  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&_estack) - reinterpret_cast<std::uintptr_t>(&_sstack));
+  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(&_estack) -
+                                  reinterpret_cast<std::uintptr_t>(&_sstack));
 }
 
 void uart_init(std::uint32_t baud) {

@@ -59,6 +59,7 @@ struct VectorTable {
 // Entries 1-15: Reset, NMI, HardFault, MemManage, BusFault, UsageFault, 4 reserved, SVCall,
 // DebugMonitor, reserved, PendSV, SysTick. MemManage, BusFault and UsageFault are left
 // disabled in SHCSR, so they escalate to HardFault; their entries point to the same handler.
+// clang-format off
 __attribute__((section(".isr_vector"), used)) const VectorTable talus_vector_table = {
     &_estack,
     {
@@ -81,6 +82,7 @@ __attribute__((section(".isr_vector"), used)) const VectorTable talus_vector_tab
         Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler, Default_Handler,
         Default_Handler, Default_Handler,
     }};
+// clang-format on
 
 extern "C" __attribute__((naked, noreturn)) void Reset_Handler() {
   asm volatile(

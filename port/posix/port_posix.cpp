@@ -74,7 +74,11 @@ void log_hex(std::uintptr_t v) {
 
 void on_signal(int sig, siginfo_t* si, void* uc_void) {
   FaultInfo info;
-  info.reason = sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : sig == SIGILL ? "SIGILL" : sig == SIGFPE ? "SIGFPE" : "signal";
+  info.reason = sig == SIGSEGV  ? "SIGSEGV"
+                : sig == SIGBUS ? "SIGBUS"
+                : sig == SIGILL ? "SIGILL"
+                : sig == SIGFPE ? "SIGFPE"
+                                : "signal";
   info.status = static_cast<std::uint32_t>(sig);
   info.address = reinterpret_cast<std::uintptr_t>(si ? si->si_addr : nullptr);
   const ucontext_t* uc = static_cast<const ucontext_t*>(uc_void);

@@ -131,16 +131,20 @@ std::string fmt_mass(double m) {
 
 const std::set<std::string>& cpp_keywords() {
   static const std::set<std::string> k = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case",
-      "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval",
-      "constexpr", "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype",
-      "default", "delete", "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern",
-      "false", "float", "for", "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace",
-      "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private", "protected",
-      "public", "register", "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
-      "static", "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using", "virtual",
-      "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
   return k;
 }
 
@@ -269,18 +273,19 @@ struct Builder {
       const urdf::Joint& j = *jp;
       const auto child_it = std::find_if(link.child_links.begin(), link.child_links.end(),
                                          [&](const urdf::LinkSharedPtr& l) { return l->name == j.child_link_name; });
-      if (child_it == link.child_links.end()) throw Error("child link '" + j.child_link_name + "' of joint '" + j.name + "' not found");
+      if (child_it == link.child_links.end())
+        throw Error("child link '" + j.child_link_name + "' of joint '" + j.name + "' not found");
       const urdf::Link& child = **child_it;
       const Transform jointM = bodyMlink * to_transform(j.parent_to_joint_origin_transform);
       if (j.mimic) {
         const auto& mm = *j.mimic;
         std::ostringstream s;
         if (j.type == urdf::Joint::FIXED)
-          s << "mimic on fixed joint " << j.name << " (= " << shortest(mm.multiplier) << " * " << mm.joint_name << " + " << shortest(mm.offset)
-            << "): ignored, the joint is fixed";
+          s << "mimic on fixed joint " << j.name << " (= " << shortest(mm.multiplier) << " * " << mm.joint_name << " + "
+            << shortest(mm.offset) << "): ignored, the joint is fixed";
         else
-          s << "mimic: joint " << j.name << " = " << shortest(mm.multiplier) << " * " << mm.joint_name << " + " << shortest(mm.offset)
-            << " (not enforced)";
+          s << "mimic: joint " << j.name << " = " << shortest(mm.multiplier) << " * " << mm.joint_name << " + "
+            << shortest(mm.offset) << " (not enforced)";
         mimics.push_back(s.str());
       }
       if (j.type == urdf::Joint::FIXED) {
@@ -333,9 +338,9 @@ struct Builder {
           break;
         }
         case urdf::Joint::PLANAR:
-          throw Error("joint '" + j.name + "' is planar: talus has no planar joint type (use two prismatic joints and a revolute one)");
-        default:
-          throw Error("joint '" + j.name + "' has an unknown type");
+          throw Error("joint '" + j.name +
+                      "' is planar: talus has no planar joint type (use two prismatic joints and a revolute one)");
+        default: throw Error("joint '" + j.name + "' has an unknown type");
       }
       bodies.push_back(b);
       visit(child, static_cast<int>(bodies.size()) - 1, Transform());
@@ -360,7 +365,8 @@ struct Builder {
     } else {
       visit(*root, -1, Transform());
     }
-    if (bodies.empty()) throw Error("the model has no moving joint (a talus::Tree needs at least one body); use --floating-base?");
+    if (bodies.empty())
+      throw Error("the model has no moving joint (a talus::Tree needs at least one body); use --floating-base?");
     all_links = static_cast<int>(frames.size());
     int q = 0, v = 0;
     for (auto& b : bodies) {
@@ -417,31 +423,36 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
 
   o << "#pragma once\n";
   o << "// Generated by talus_urdf_gen from " << comment_safe(urdf_path) << "; do not edit.\n";
-  o << "// Robot '" << comment_safe(model.getName()) << "', " << (B.floating_base ? "floating base" : "fixed base (root link '" + comment_safe(model.getRoot()->name) + "' is the world)") << ".\n";
+  o << "// Robot '" << comment_safe(model.getName()) << "', "
+    << (B.floating_base ? "floating base"
+                        : "fixed base (root link '" + comment_safe(model.getRoot()->name) + "' is the world)")
+    << ".\n";
   o << "// nb = " << nb << " bodies, nq = " << nq << ", nv = " << nv << ", " << nf << " frames; moving mass "
     << fmt_mass(mass) << " kg.\n";
-  o << "// Joints: " << n_ff << " free flyer; revolute X/Y/Z/generic-axis " << n_axis[0][0] << "/" << n_axis[0][1] << "/"
-    << n_axis[0][2] << "/" << n_axis[0][3] << "; prismatic X/Y/Z/generic-axis " << n_axis[1][0] << "/" << n_axis[1][1]
-    << "/" << n_axis[1][2] << "/" << n_axis[1][3] << ".\n";
+  o << "// Joints: " << n_ff << " free flyer; revolute X/Y/Z/generic-axis " << n_axis[0][0] << "/" << n_axis[0][1]
+    << "/" << n_axis[0][2] << "/" << n_axis[0][3] << "; prismatic X/Y/Z/generic-axis " << n_axis[1][0] << "/"
+    << n_axis[1][1] << "/" << n_axis[1][2] << "/" << n_axis[1][3] << ".\n";
   o << "// Body order: depth-first (pre-order) from the root link, children in urdfdom's order, i.e. sorted by\n"
     << "// joint name (byte-wise, \"Z\" before \"a\"), not in URDF file order. Body i carries joint i (joint_name[i]):\n"
     << "// joint::X == body index, idx_q::X == Tree::idx_q[joint::X], idx_v::X == Tree::idx_v[joint::X].\n";
-  if (nf == B.all_links)
-    o << "// Frames: every URDF link, in the same depth-first order.\n";
+  if (nf == B.all_links) o << "// Frames: every URDF link, in the same depth-first order.\n";
   else
     o << "// Frames: " << nf << " of the " << B.all_links << " URDF links (--frame / FRAMES), in the order listed.\n";
   o << "// Name lookups (frame_id, body_id, joint_id, joint_idx_q, joint_idx_v) return -1 for a name not in the\n"
     << "// model at run time; in a constant expression such a name is a compile error (\"call to non-'constexpr'\n"
     << "// function ... frame_name_not_in_model\", body_name_not_in_model, joint_name_not_in_model).\n";
-  o << "// " << B.fixed_merged << " fixed joints merged: child link inertia added to the parent body, child link kept as a frame"
+  o << "// " << B.fixed_merged
+    << " fixed joints merged: child link inertia added to the parent body, child link kept as a frame"
     << (nf == B.all_links ? "" : " if listed") << ".\n";
   o << "// Not represented:\n";
   o << "//  - <visual>, <collision>, <transmission>, <gazebo>, <sensor>, <calibration>, <safety_controller>: ignored.\n";
   o << "//  - <dynamics damping friction>: stored in m.damping / m.friction, not applied by any talus algorithm"
     << (B.has_dynamics ? " (this model has non-zero values)" : "") << ".\n";
   if (B.continuous_joints)
-    o << "//  - " << B.continuous_joints << " continuous joint(s): position limits set to [-pi, pi] (sampling range, not a stop).\n";
-  if (B.floating_base) o << "//  - free flyer position limits: [-1, 1] m per axis, quaternion entries [-1, 1] (sampling range).\n";
+    o << "//  - " << B.continuous_joints
+      << " continuous joint(s): position limits set to [-pi, pi] (sampling range, not a stop).\n";
+  if (B.floating_base)
+    o << "//  - free flyer position limits: [-1, 1] m per axis, quaternion entries [-1, 1] (sampling range).\n";
   if (!B.floating_base) {
     o << "//  - world-fixed links (root link and links fixed to it): frames with body -1; their mass ("
       << fmt_mass(dropped) << " kg) is not part of any body";
@@ -459,8 +470,8 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "using Tree = talus::Tree<\n";
   for (int i = 0; i < nb; ++i) {
     const auto& b = bodies[i];
-    o << "    talus::Body<" << joint_type(b) << ", " << b.parent << ">" << (i + 1 < nb ? "," : ">;") << "  // body " << i
-      << ": " << comment_safe(b.link) << " (joint " << comment_safe(b.joint) << ")\n";
+    o << "    talus::Body<" << joint_type(b) << ", " << b.parent << ">" << (i + 1 < nb ? "," : ">;") << "  // body "
+      << i << ": " << comment_safe(b.link) << " (joint " << comment_safe(b.joint) << ")\n";
   }
   o << "inline constexpr int num_frames = " << nf << ";\n";
   o << "template <class S = double>\nusing Model = talus::Model<S, Tree, num_frames>;\n\n";
@@ -479,7 +490,8 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "inline constexpr const char* frame_names[] = {\n";
   for (const auto& n : frame_names) o << "    " << quoted(n) << ",\n";
   o << "};\n\n";
-  const auto body_ids = identifiers(body_names), joint_ids = identifiers(joint_names), frame_ids = identifiers(frame_names);
+  const auto body_ids = identifiers(body_names), joint_ids = identifiers(joint_names),
+             frame_ids = identifiers(frame_names);
   o << "namespace body {\n";
   for (int i = 0; i < nb; ++i) o << "inline constexpr int " << body_ids[i] << " = " << i << ";\n";
   o << "}  // namespace body\n";
@@ -558,8 +570,7 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "}  // namespace talus::models::" << name << "\n";
   // A compiled model library (talus_add_model(... COMPILED)) defines this macro for its users:
   // its header declares the algorithms and solvers it instantiates `extern` (talus/instances.hpp).
-  o << "\n#ifdef TALUS_MODEL_" << name << "_COMPILED\n#include <talus/models/" << name
-    << "_instances.hpp>\n#endif\n";
+  o << "\n#ifdef TALUS_MODEL_" << name << "_COMPILED\n#include <talus/models/" << name << "_instances.hpp>\n#endif\n";
   return o.str();
 }
 
@@ -571,10 +582,10 @@ void validate(const Builder& B) {
     if (!talus::detail::transform_valid(b.placement))
       throw Error("joint '" + b.joint + "': origin is not a rigid transform within 1e6 m");
     if (!talus::detail::inertia_valid(b.inertia))
-      throw Error("link '" + b.link + "' (with the links merged into it): mass must be in [0, 1e6] kg and the "
+      throw Error("link '" + b.link +
+                  "' (with the links merged into it): mass must be in [0, 1e6] kg and the "
                   "rotational inertia symmetric positive semi-definite with entries within 1e6 kg m^2");
-    if (b.axis_index < 0 && b.kind != Kind::FreeFlyer &&
-        !(std::abs(b.axis.norm() - 1.0) <= 1.5e-8))
+    if (b.axis_index < 0 && b.kind != Kind::FreeFlyer && !(std::abs(b.axis.norm() - 1.0) <= 1.5e-8))
       throw Error("joint '" + b.joint + "': axis is not a unit vector");
   }
   for (const FrameOut& f : B.frames)
@@ -583,9 +594,9 @@ void validate(const Builder& B) {
 }
 
 int usage(const char* argv0, int code) {
-  (code ? std::cerr : std::cout) << "usage: " << argv0
-                                  << " --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...\n"
-                                  << "  --frame LINK  keep only the listed links as frames, in the order listed (repeatable)\n";
+  (code ? std::cerr : std::cout)
+      << "usage: " << argv0 << " --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...\n"
+      << "  --frame LINK  keep only the listed links as frames, in the order listed (repeatable)\n";
   return code;
 }
 

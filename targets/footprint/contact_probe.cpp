@@ -78,9 +78,7 @@ volatile int g_setup_bad = 0;
 
 // The measured calls. noinline: one function per variant, called through a pointer.
 __attribute__((noinline)) void run_empty(int) { asm volatile(""); }
-__attribute__((noinline)) void run_nop1000(int) {
-  asm volatile(".rept 1000\n\tnop\n\t.endr");
-}
+__attribute__((noinline)) void run_nop1000(int) { asm volatile(".rept 1000\n\tnop\n\t.endr"); }
 __attribute__((noinline)) void run_rest(int s) {
   g_status = talus::forward_dynamics_contact(g_model, g_data, *g_cp, g_q[s], g_zero, g_tau[s], g_out, *g_opt, g_report);
 }
@@ -166,7 +164,8 @@ void info(const char* label, int field) {
   footprint::Out o;
   const bool lemke = g_opt->solver == talus::ContactSolver::lemke;
   o << "cinfo " << label << " " << field << " " << static_cast<int>(g_status) << " "
-    << (lemke ? g_report.lcp.pivots : g_report.cone.iterations) << " " << g_report.lcp.attempts << " " << g_report.unknowns;
+    << (lemke ? g_report.lcp.pivots : g_report.cone.iterations) << " " << g_report.lcp.attempts << " "
+    << g_report.unknowns;
   o.end();
 }
 
@@ -182,9 +181,10 @@ void print_stack(const char* label) {
 
 void set_solver(bool pgs) {
   for (int i = 0; i < 4; ++i)
-    if (g_cp->set_cone(i, pgs ? talus::ConeModel::exact : talus::ConeModel::polygon) != talus::Status::ok) g_setup_bad = 1;
+    if (g_cp->set_cone(i, pgs ? talus::ConeModel::exact : talus::ConeModel::polygon) != talus::Status::ok)
+      g_setup_bad = 1;
   g_opt->solver = pgs ? talus::ContactSolver::pgs : talus::ContactSolver::lemke;
-  g_opt->lcp.max_pivots = 0;  // the default cap, 10 n + 50
+  g_opt->lcp.max_pivots = 0;         // the default cap, 10 n + 50
   g_opt->cone.max_iterations = 100;  // the default
 }
 
@@ -231,7 +231,8 @@ int main() {
   g_cp = ::new (static_cast<void*>(g_problem_storage)) Problem();
   g_opt = ::new (static_cast<void*>(g_options_storage)) Options();
   for (const char* foot : kFeet)
-    if (g_cp->add_contact(g_model, solo::frame_id(foot), talus::Vector3<S>::UnitZ(), S(0.7), 4) != talus::Status::ok) g_setup_bad = 1;
+    if (g_cp->add_contact(g_model, solo::frame_id(foot), talus::Vector3<S>::UnitZ(), S(0.7), 4) != talus::Status::ok)
+      g_setup_bad = 1;
 
   footprint::Out o;
   o << "contact probe target " << TALUS_FP_TARGET << " scalar " << (sizeof(S) == 8 ? "double" : "float") << " counter "

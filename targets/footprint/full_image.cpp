@@ -107,7 +107,9 @@ __attribute__((noinline)) bool run_cfd(const Config& q, const Tangent& v, const 
 __attribute__((noinline)) bool run_fk(const Config& q, const Tangent& v, const Tangent& a) {
   return talus::forward_kinematics(g_model, g_data, q, v, a) == talus::Status::ok;
 }
-__attribute__((noinline)) bool run_crba(const Config& q) { return talus::crba(g_model, g_data, q) == talus::Status::ok; }
+__attribute__((noinline)) bool run_crba(const Config& q) {
+  return talus::crba(g_model, g_data, q) == talus::Status::ok;
+}
 __attribute__((noinline)) bool run_rnea(const Config& q, const Tangent& v, const Tangent& a, Tangent& out) {
   return talus::rnea(g_model, g_data, q, v, a, out) == talus::Status::ok;
 }

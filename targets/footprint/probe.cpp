@@ -64,11 +64,11 @@ void note(talus::Status s) {
 
 // The measured calls. noinline: one function per algorithm, called through a pointer.
 __attribute__((noinline)) void run_empty(int) { asm volatile(""); }
-__attribute__((noinline)) void run_nop1000(int) {
-  asm volatile(".rept 1000\n\tnop\n\t.endr");
-}
+__attribute__((noinline)) void run_nop1000(int) { asm volatile(".rept 1000\n\tnop\n\t.endr"); }
 __attribute__((noinline)) void run_fk_q(int s) { note(talus::forward_kinematics(g_model, g_data, g_q[s])); }
-__attribute__((noinline)) void run_fk_qva(int s) { note(talus::forward_kinematics(g_model, g_data, g_q[s], g_v[s], g_a[s])); }
+__attribute__((noinline)) void run_fk_qva(int s) {
+  note(talus::forward_kinematics(g_model, g_data, g_q[s], g_v[s], g_a[s]));
+}
 __attribute__((noinline)) void run_crba(int s) { note(talus::crba(g_model, g_data, g_q[s])); }
 __attribute__((noinline)) void run_rnea(int s) { note(talus::rnea(g_model, g_data, g_q[s], g_v[s], g_a[s], g_out)); }
 __attribute__((noinline)) void run_aba(int s) { note(talus::aba(g_model, g_data, g_q[s], g_v[s], g_tau[s], g_out)); }

@@ -164,8 +164,8 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
   l << "control latency (release -> start) min/median/p99/max " << st.latency.min_ns << " / " << lm.prefix() << lm.ns
     << " / " << lp.prefix() << lp.ns << " / " << st.latency.max_ns << " ns";
   l.end();
-  l << "control exec min/median/p99/max " << st.exec.min_ns << " / " << em.prefix() << em.ns << " / " << ep.prefix() << ep.ns
-    << " / " << st.exec.max_ns << " ns; counter: " << talus::port::counter_name();
+  l << "control exec min/median/p99/max " << st.exec.min_ns << " / " << em.prefix() << em.ns << " / " << ep.prefix()
+    << ep.ns << " / " << st.exec.max_ns << " ns; counter: " << talus::port::counter_name();
   l.end();
   l << "logger ran " << static_cast<std::uint64_t>(g_logger_runs_during) << " times, load task "
     << static_cast<std::uint64_t>(g_load_during) << " counts while the control task ran";
@@ -193,7 +193,8 @@ void logger_task(void*) {
     ++g_logger_runs;
     if (!g_control.done()) {
       Line l;
-      l << "logger: t = " << talus::port::now_ns() / 1000000 << " ms, control misses so far " << g_control.loop().stats().misses;
+      l << "logger: t = " << talus::port::now_ns() / 1000000 << " ms, control misses so far "
+        << g_control.loop().stats().misses;
       l.end();
     }
   }
@@ -225,7 +226,8 @@ int main() {
   c.period_ns = talus::port::freertos::tick_ns();  // 1 kHz
   c.overrun = talus::rt::Overrun::skip;
   if (g_control.start("control", tskIDLE_PRIORITY + 4, c, kPeriods, control_step, control_done) != talus::Status::ok ||
-      !(g_logger = xTaskCreateStatic(logger_task, "logger", 512, nullptr, tskIDLE_PRIORITY + 3, g_logger_stack, &g_logger_tcb)) ||
+      !(g_logger = xTaskCreateStatic(logger_task, "logger", 512, nullptr, tskIDLE_PRIORITY + 3, g_logger_stack,
+                                     &g_logger_tcb)) ||
       !xTaskCreateStatic(load_task, "load", 256, nullptr, tskIDLE_PRIORITY + 1, g_load_stack, &g_load_tcb))
     talus::port::fault("task creation");
   vTaskStartScheduler();

@@ -34,8 +34,9 @@ void test_task(void*) {
     << static_cast<std::uint64_t>(sizeof(g_stack)) << " B)";
   l.end();
   const int rc = talus_target_main();
-  l << "FreeRTOS: test task stack high-water " << static_cast<std::uint64_t>((kStackWords - uxTaskGetStackHighWaterMark(nullptr)) * sizeof(StackType_t))
-    << " of " << static_cast<std::uint64_t>(sizeof(g_stack)) << " B";
+  l << "FreeRTOS: test task stack high-water "
+    << static_cast<std::uint64_t>((kStackWords - uxTaskGetStackHighWaterMark(nullptr)) * sizeof(StackType_t)) << " of "
+    << static_cast<std::uint64_t>(sizeof(g_stack)) << " B";
   l.end();
   talus::port::exit(rc);
 }

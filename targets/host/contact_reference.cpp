@@ -79,7 +79,8 @@ struct Solver {
     if (var == pgs) o.solver = talus::ContactSolver::pgs;
     o.active_set_recovery = recovery;
     const typename M::ConfigVector qs = q.cast<S>();
-    const typename M::TangentVector vs = var == moving ? typename M::TangentVector(v.cast<S>()) : M::TangentVector::Zero();
+    const typename M::TangentVector vs = var == moving ? typename M::TangentVector(v.cast<S>())
+                                                       : M::TangentVector::Zero();
     const typename M::TangentVector ts = tau.cast<S>();
     status = talus::forward_dynamics_contact(model, *data, *cp, qs, vs, ts, ddq, o, report);
   }
@@ -115,7 +116,8 @@ double rel_err(const std::vector<double>& x, const std::vector<double>& r, doubl
 // ‖A‖₂ = √λmax of the smaller Gram matrix (a condition number needs no more accuracy)
 double norm2(const Eigen::MatrixXd& A) {
   if (A.size() == 0) return 0;
-  const Eigen::MatrixXd G = A.rows() < A.cols() ? Eigen::MatrixXd(A * A.transpose()) : Eigen::MatrixXd(A.transpose() * A);
+  const Eigen::MatrixXd G = A.rows() < A.cols() ? Eigen::MatrixXd(A * A.transpose())
+                                                : Eigen::MatrixXd(A.transpose() * A);
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(G, Eigen::EigenvaluesOnly);
   return std::sqrt(std::max(0.0, es.eigenvalues().maxCoeff()));
 }
@@ -166,12 +168,13 @@ double basis_cond(Sol& sol) {
 
 struct ActiveSet {
   double margin = 0, cond_ddq = 0, cond_f = 0, check = 0;  // check: |q̈_K − q̈_LCP| relative
-  int pushing = 0, sticking = 0, slipping = 0;            // feet (slipping: vertex, facet or kinetic)
-  std::string text;                                       // per foot, for --verbose
+  int pushing = 0, sticking = 0, slipping = 0;             // feet (slipping: vertex, facet or kinetic)
+  std::string text;                                        // per foot, for --verbose
 };
 
 template <class Sol>
-ActiveSet active_set(Sol& sol, Variant var, const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
+ActiveSet active_set(Sol& sol, Variant var, const Eigen::VectorXd& q, const Eigen::VectorXd& v,
+                     const Eigen::VectorXd& tau) {
   using M = typename Sol::M;
   auto& ws = sol.cp->ws;
   ActiveSet out;
@@ -266,9 +269,11 @@ ActiveSet active_set(Sol& sol, Variant var, const Eigen::VectorXd& q, const Eige
   // H, C at the state (v of the variant), and the active-set system
   const int nv = M::nv, p = static_cast<int>(J.size());
   typename M::ConfigVector qs = q;
-  typename M::TangentVector vs = var == moving ? typename M::TangentVector(v) : M::TangentVector::Zero(), zero = M::TangentVector::Zero(), C;
+  typename M::TangentVector vs = var == moving ? typename M::TangentVector(v) : M::TangentVector::Zero(),
+                            zero = M::TangentVector::Zero(), C;
   talus::Data<M>& data = *sol.data;
-  if (talus::crba(sol.model, data, qs) != talus::Status::ok || talus::rnea(sol.model, data, qs, vs, zero, C) != talus::Status::ok) {
+  if (talus::crba(sol.model, data, qs) != talus::Status::ok ||
+      talus::rnea(sol.model, data, qs, vs, zero, C) != talus::Status::ok) {
     out.margin = -1;
     return out;
   }
@@ -297,7 +302,8 @@ ActiveSet active_set(Sol& sol, Variant var, const Eigen::VectorXd& q, const Eige
   out.cond_ddq = (norm2(Ki.topLeftCorner(nv, nv)) * top + norm2(Ki.topRightCorner(nv, p)) * bottom) / x_ddq.norm();
   if (p > 0) {
     const Eigen::VectorXd f = T * x;
-    out.cond_f = (norm2(T * Ki.bottomLeftCorner(p, nv)) * top + norm2(T * Ki.bottomRightCorner(p, p)) * bottom) / f.norm();
+    out.cond_f =
+        (norm2(T * Ki.bottomLeftCorner(p, nv)) * top + norm2(T * Ki.bottomRightCorner(p, p)) * bottom) / f.norm();
   }
   return out;
 }
@@ -348,7 +354,8 @@ struct Writer {
   }
   void array2(const std::string& name, const std::vector<std::vector<double>>& rows) {
     const std::size_t cols = rows.empty() ? 0 : rows[0].size();
-    text += "  static constexpr double " + name + "[" + std::to_string(rows.size()) + "][" + std::to_string(cols) + "] = {\n";
+    text += "  static constexpr double " + name + "[" + std::to_string(rows.size()) + "][" + std::to_string(cols) +
+            "] = {\n";
     for (const auto& r : rows) {
       text += "    {";
       for (std::size_t k = 0; k < r.size(); ++k) {
@@ -426,7 +433,8 @@ int main(int argc, char** argv) {
     std::vector<int> status, count, fstatus, fcount;
     std::vector<std::vector<double>> ddq, f, W, b;
     std::vector<double> margin, cond_ddq, cond_f;
-    double worst_ddq = 0, worst_f = 0, worst_ddq_k = 0, worst_f_k = 0, worst_check = 0, min_margin = 1e300, worst_be = 0, worst_in = 0;
+    double worst_ddq = 0, worst_f = 0, worst_ddq_k = 0, worst_f_k = 0, worst_check = 0, min_margin = 1e300,
+           worst_be = 0, worst_in = 0;
     double plain_ddq_k = 0, plain_f_k = 0;  // float without the active-set recovery, worst err/(eps_f·κ)
     int same_count = 0, float_ok = 0, recovered = 0;
     std::string beyond, plain_beyond;  // float states beyond 32·eps_f·κ (with, without the recovery)
@@ -451,8 +459,10 @@ int main(int argc, char** argv) {
       if (var != pgs && sd->status == talus::Status::ok) {
         as = active_set(*sd, var, q, v, tau);
         if (!(as.margin > 0) || !(as.check < 1e-9)) {
-          std::fprintf(stderr, "talus_target_contact_reference: state %d %s: active set not recognised (margin %g, check %g):%s\n",
-                       s, kVariantName[vi], as.margin, as.check, as.text.c_str());
+          std::fprintf(
+              stderr,
+              "talus_target_contact_reference: state %d %s: active set not recognised (margin %g, check %g):%s\n", s,
+              kVariantName[vi], as.margin, as.check, as.text.c_str());
           ok = false;
         }
         P.min_margin = std::min(P.min_margin, as.margin);
@@ -495,8 +505,8 @@ int main(int argc, char** argv) {
             P.worst_ddq_k = std::max(P.worst_ddq_k, kx);
             P.worst_f_k = std::max(P.worst_f_k, kf);
           } else {
-            std::snprintf(line, sizeof line, " %d (q̈ %.2g = %.2g·tol, f %.2g = %.2g·tol)", s, e_ddq, kx / (32 * eps_f), e_f,
-                          kf / (32 * eps_f));
+            std::snprintf(line, sizeof line, " %d (q̈ %.2g = %.2g·tol, f %.2g = %.2g·tol)", s, e_ddq, kx / (32 * eps_f),
+                          e_f, kf / (32 * eps_f));
             P.beyond += line;
           }
           // the same float solve without the active-set recovery (Lemke's answer as it is)
@@ -514,16 +524,18 @@ int main(int argc, char** argv) {
           P.plain_ddq_k = std::max(P.plain_ddq_k, px);
           P.plain_f_k = std::max(P.plain_f_k, pf);
           if (!(px <= 32 * eps_f && pf <= 32 * eps_f)) {
-            std::snprintf(line, sizeof line, " %d (q̈ %.2g = %.2g·tol, f %.2g = %.2g·tol)", s, px * as.cond_ddq, px / (32 * eps_f),
-                          pf * std::max(as.cond_f, 1.0), pf / (32 * eps_f));
+            std::snprintf(line, sizeof line, " %d (q̈ %.2g = %.2g·tol, f %.2g = %.2g·tol)", s, px * as.cond_ddq,
+                          px / (32 * eps_f), pf * std::max(as.cond_f, 1.0), pf / (32 * eps_f));
             P.plain_beyond += line;
           }
           if (verbose)
-            std::printf("   float without the active-set recovery: q̈ %.2g f %.2g; with it %.2g %.2g (recovery %s, %d unknowns, "
-                        "physical residual %.2g -> %.2g)\n",
-                        px * as.cond_ddq, pf * std::max(as.cond_f, 1.0), rel_err(fx, sd->accel()), rel_err(ff, sd->forces(), kForceFloor),
-                        sf->report.recovery.applied ? "applied" : "not applied", sf->report.recovery.active,
-                        static_cast<double>(sf->report.recovery.residual_lcp), static_cast<double>(sf->report.recovery.residual));
+            std::printf(
+                "   float without the active-set recovery: q̈ %.2g f %.2g; with it %.2g %.2g (recovery %s, %d unknowns, "
+                "physical residual %.2g -> %.2g)\n",
+                px * as.cond_ddq, pf * std::max(as.cond_f, 1.0), rel_err(fx, sd->accel()),
+                rel_err(ff, sd->forces(), kForceFloor), sf->report.recovery.applied ? "applied" : "not applied",
+                sf->report.recovery.active, static_cast<double>(sf->report.recovery.residual_lcp),
+                static_cast<double>(sf->report.recovery.residual));
         } else {
           P.worst_ddq = std::max(P.worst_ddq, e_ddq);
           P.worst_f = std::max(P.worst_f, e_f);
@@ -532,16 +544,19 @@ int main(int argc, char** argv) {
           // the float problem's own error: W_f − W, b_f − b relative to max |W|, max |b|
           const Eigen::MatrixXd Wf = sf->cp->ws.D.topLeftCorner(12, 12).template cast<double>();
           const Eigen::VectorXd bf = sf->cp->ws.free.head(12).template cast<double>();
-          const double eW = (Wf - W).cwiseAbs().maxCoeff() / W.cwiseAbs().maxCoeff(), eb = (bf - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
+          const double eW = (Wf - W).cwiseAbs().maxCoeff() / W.cwiseAbs().maxCoeff(),
+                       eb = (bf - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
           P.worst_in = std::max(P.worst_in, std::max(eW, eb));
-          if (verbose) std::printf("   pgs float inputs: W %.3g b %.3g (eps_f units %.1f %.1f)\n", eW, eb, eW / eps_f, eb / eps_f);
+          if (verbose)
+            std::printf("   pgs float inputs: W %.3g b %.3g (eps_f units %.1f %.1f)\n", eW, eb, eW / eps_f, eb / eps_f);
         }
       }
       if (verbose) {
-        std::printf("state %2d %-6s %s %2d (float %s %2d)  margin %.3g  κ_q̈ %.3g κ_f %.3g  float err q̈ %.2g f %.2g%s%s\n", s,
-                    kVariantName[vi], talus::to_string(sd->status), sd->count(var), talus::to_string(sf->status),
-                    sf->count(var), as.margin, as.cond_ddq, as.cond_f, e_ddq, e_f,
-                    var == pgs ? (std::string("  backward err ") + std::to_string(be)).c_str() : "", as.text.c_str());
+        std::printf(
+            "state %2d %-6s %s %2d (float %s %2d)  margin %.3g  κ_q̈ %.3g κ_f %.3g  float err q̈ %.2g f %.2g%s%s\n", s,
+            kVariantName[vi], talus::to_string(sd->status), sd->count(var), talus::to_string(sf->status),
+            sf->count(var), as.margin, as.cond_ddq, as.cond_f, e_ddq, e_f,
+            var == pgs ? (std::string("  backward err ") + std::to_string(be)).c_str() : "", as.text.c_str());
         if (var != pgs) {
           // Lemke's own accuracy: κ of the final basis, and float Lemke run on the double
           // LCP rounded to float (so the data's rounding is not counted): z's error (max norm,
@@ -557,7 +572,8 @@ int main(int argc, char** argv) {
           const Eigen::VectorXf qf = qd.cast<float>();
           const talus::Status st = talus::solve_lcp_lemke(Mf, qf, zf, wf, wsf, talus::LcpOptions<float, 24>{}, rf);
           std::printf("   κ(basis) %.3g; float Lemke on the double LCP: %s, %d pivots, z err %.2g\n", basis_cond(*sd),
-                      talus::to_string(st), rf.pivots, (zf.cast<double>() - zd).cwiseAbs().maxCoeff() / zd.cwiseAbs().maxCoeff());
+                      talus::to_string(st), rf.pivots,
+                      (zf.cast<double>() - zd).cwiseAbs().maxCoeff() / zd.cwiseAbs().maxCoeff());
         }
       }
     }
@@ -568,45 +584,52 @@ int main(int argc, char** argv) {
   for (int vi = 0; vi < kVariants; ++vi) {
     const PerVariant& P = pv[vi];
     if (vi != pgs) {
-      std::snprintf(line, sizeof line,
-                    "//   %-6s Lemke: margin from degeneracy min %.3g; κ_q̈ max %.3g, κ_f max %.3g; active-set q̈ vs LCP %.2g\n",
-                    kVariantName[vi], P.min_margin, *std::max_element(P.cond_ddq.begin(), P.cond_ddq.end()),
-                    *std::max_element(P.cond_f.begin(), P.cond_f.end()), P.worst_check);
+      std::snprintf(
+          line, sizeof line,
+          "//   %-6s Lemke: margin from degeneracy min %.3g; κ_q̈ max %.3g, κ_f max %.3g; active-set q̈ vs LCP %.2g\n",
+          kVariantName[vi], P.min_margin, *std::max_element(P.cond_ddq.begin(), P.cond_ddq.end()),
+          *std::max_element(P.cond_f.begin(), P.cond_f.end()), P.worst_check);
       notes += line;
-      std::snprintf(line, sizeof line,
-                    "//   %-6s float: %d of %d ok, %d same pivots; within tolerance, worst rel err q̈ %.3g (%.3g eps_f·κ_q̈), f %.3g (%.3g eps_f·κ_f)\n",
-                    kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_ddq_k / eps_f, P.worst_f,
-                    P.worst_f_k / eps_f);
+      std::snprintf(
+          line, sizeof line,
+          "//   %-6s float: %d of %d ok, %d same pivots; within tolerance, worst rel err q̈ %.3g (%.3g eps_f·κ_q̈), f %.3g (%.3g eps_f·κ_f)\n",
+          kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_ddq_k / eps_f, P.worst_f,
+          P.worst_f_k / eps_f);
       notes += line;
-      std::snprintf(line, sizeof line, "//   %-6s float beyond 32·eps_f·κ (a wrong answer returned ok) at:%s\n", kVariantName[vi],
-                    P.beyond.empty() ? " none" : P.beyond.c_str());
+      std::snprintf(line, sizeof line, "//   %-6s float beyond 32·eps_f·κ (a wrong answer returned ok) at:%s\n",
+                    kVariantName[vi], P.beyond.empty() ? " none" : P.beyond.c_str());
       notes += line;
-      std::snprintf(line, sizeof line,
-                    "//   %-6s float active-set recovery applied at %d of %d states; without it: worst %.3g eps_f·κ_q̈, %.3g "
-                    "eps_f·κ_f, beyond 32·eps_f·κ at:%s\n",
-                    kVariantName[vi], P.recovered, nstates, P.plain_ddq_k / eps_f, P.plain_f_k / eps_f,
-                    P.plain_beyond.empty() ? " none" : P.plain_beyond.c_str());
+      std::snprintf(
+          line, sizeof line,
+          "//   %-6s float active-set recovery applied at %d of %d states; without it: worst %.3g eps_f·κ_q̈, %.3g "
+          "eps_f·κ_f, beyond 32·eps_f·κ at:%s\n",
+          kVariantName[vi], P.recovered, nstates, P.plain_ddq_k / eps_f, P.plain_f_k / eps_f,
+          P.plain_beyond.empty() ? " none" : P.plain_beyond.c_str());
     } else {
-      std::snprintf(line, sizeof line,
-                    "//   %-6s PGS: float %d of %d ok, %d same sweeps; worst rel err q̈ %.3g, f %.3g; float f against the double "
-                    "(W, b): backward error %.3g = %.3g √eps_f\n",
-                    kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_f, P.worst_be,
-                    P.worst_be / std::sqrt(eps_f));
+      std::snprintf(
+          line, sizeof line,
+          "//   %-6s PGS: float %d of %d ok, %d same sweeps; worst rel err q̈ %.3g, f %.3g; float f against the double "
+          "(W, b): backward error %.3g = %.3g √eps_f\n",
+          kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_f, P.worst_be,
+          P.worst_be / std::sqrt(eps_f));
     }
     notes += line;
     std::string st = "//   " + std::string(kVariantName[vi]) + " per state (double status count / float status count):";
     for (int s = 0; s < nstates; ++s) {
-      std::snprintf(line, sizeof line, " %d:%s%d/%s%d", s, P.status[s] ? talus::to_string(static_cast<talus::Status>(P.status[s])) : "",
-                    P.count[s], P.fstatus[s] ? talus::to_string(static_cast<talus::Status>(P.fstatus[s])) : "", P.fcount[s]);
+      std::snprintf(line, sizeof line, " %d:%s%d/%s%d", s,
+                    P.status[s] ? talus::to_string(static_cast<talus::Status>(P.status[s])) : "", P.count[s],
+                    P.fstatus[s] ? talus::to_string(static_cast<talus::Status>(P.fstatus[s])) : "", P.fcount[s]);
       st += line;
     }
     notes += st + "\n";
   }
 
   Writer w;
+  // clang-format off
   w.raw("#pragma once\n// Generated at build time by talus_target_contact_reference (targets/host/contact_reference.cpp)\n"
         "// on the build machine, in double; do not edit. Seed " + std::to_string(seed) + ".\n\n"
         "namespace talus_target_contact_ref {\n\n");
+  // clang-format on
 #if defined(TALUS_REPRODUCIBLE) && !defined(EIGEN_VECTORIZE)
   w.raw("inline constexpr bool reproducible = true;\n\n");
 #else
@@ -648,7 +671,9 @@ int main(int argc, char** argv) {
       w.array2(n + "_b", P.b);
     }
   }
-  w.raw("};\n\n}  // namespace talus_target_contact_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" + notes);
+  w.raw(
+      "};\n\n}  // namespace talus_target_contact_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" +
+      notes);
   std::fputs(notes.c_str(), stdout);
 
   std::string old;

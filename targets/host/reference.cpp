@@ -286,10 +286,10 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
       ok &= compute_constrained(model_f, data_f, cs_f, q.template cast<float>(), v.template cast<float>(),
                                 tau.template cast<float>(), cf);
       // relative 2-norm errors of the float inputs of the solve (the direct method's, the last call)
-      const double in_err[4] = {
-          norm2(data_f.H.template cast<double>() - Hd) / norm2(Hd), (cs_f.C.template cast<double>() - C_d).norm() / C_d.norm(),
-          norm2(cs_f.G.template cast<double>() - Gd) / norm2(Gd),
-          (cs_f.gamma.template cast<double>() - gamma_d).norm() / gamma_d.norm()};
+      const double in_err[4] = {norm2(data_f.H.template cast<double>() - Hd) / norm2(Hd),
+                                (cs_f.C.template cast<double>() - C_d).norm() / C_d.norm(),
+                                norm2(cs_f.G.template cast<double>() - Gd) / norm2(Gd),
+                                (cs_f.gamma.template cast<double>() - gamma_d).norm() / gamma_d.norm()};
       for (int j = 0; j < 4; ++j) c_in_err[j] = std::max(c_in_err[j], in_err[j]);
       const std::vector<double>* cref[] = {&c.rs_ddq, &c.rs_lambda, &c.lu_ddq, &c.lu_lambda};
       const std::vector<double>* cgot[] = {&cf.rs_ddq, &cf.rs_lambda, &cf.lu_ddq, &cf.lu_lambda};
@@ -315,8 +315,9 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
                   worst_f[k] / eps_f);
     float_notes += line;
   }
-  std::snprintf(line, sizeof line, "//   %s aba    worst float rel err / κ₂(H) = %.3g eps_f, / κ₂(scaled H) = %.3g eps_f\n",
-                name, worst_aba_over_cond / eps_f, worst_aba_over_conds / eps_f);
+  std::snprintf(line, sizeof line,
+                "//   %s aba    worst float rel err / κ₂(H) = %.3g eps_f, / κ₂(scaled H) = %.3g eps_f\n", name,
+                worst_aba_over_cond / eps_f, worst_aba_over_conds / eps_f);
   float_notes += line;
 
   if constexpr (Ns::constrained) {
@@ -327,13 +328,14 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
                   name, mx(c_kx), mx(c_kl), c_kkt_max, c_Y_max);
     float_notes += line;
     std::snprintf(line, sizeof line,
-                  "//   %s constrained, double: range space vs direct LU rel diff max %.3g; KKT residual max %.3g\n", name,
-                  c_methods, c_resid);
+                  "//   %s constrained, double: range space vs direct LU rel diff max %.3g; KKT residual max %.3g\n",
+                  name, c_methods, c_resid);
     float_notes += line;
-    std::snprintf(line, sizeof line,
-                  "//   %s constrained, float inputs of the solve, worst rel 2-norm err: H %.2g, C %.2g, G %.2g, gamma %.2g "
-                  "eps_f\n",
-                  name, c_in_err[0] / eps_f, c_in_err[1] / eps_f, c_in_err[2] / eps_f, c_in_err[3] / eps_f);
+    std::snprintf(
+        line, sizeof line,
+        "//   %s constrained, float inputs of the solve, worst rel 2-norm err: H %.2g, C %.2g, G %.2g, gamma %.2g "
+        "eps_f\n",
+        name, c_in_err[0] / eps_f, c_in_err[1] / eps_f, c_in_err[2] / eps_f, c_in_err[3] / eps_f);
     float_notes += line;
     for (int j = 0; j < 4; ++j) {
       std::snprintf(line, sizeof line, "//   %s %-18s worst float rel err %.3g = %.1f eps_f; / κ = %.3g eps_f\n", name,
@@ -367,14 +369,16 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
   w.array1("cond_scaled_H", cond_s);
   if constexpr (Ns::constrained) {
     w.raw("  // constrained forward dynamics, 4 feet (FL, FR, HL, HR) x world (x, y, z) = 12 rows, at (q, v, tau)\n");
-    w.raw("  static constexpr bool constrained = true;\n  static constexpr int nc = " + std::to_string(kFeetRows) + ";\n");
+    w.raw("  static constexpr bool constrained = true;\n  static constexpr int nc = " + std::to_string(kFeetRows) +
+          ";\n");
     w.raw("  // forward_dynamics_range_space: ddq, lambda\n");
     w.array2("cfd_rs_ddq", CRS_DDQ);
     w.array2("cfd_rs_lambda", CRS_L);
     w.raw("  // forward_dynamics_direct, KKTMethod::partial_piv_lu: ddq, lambda\n");
     w.array2("cfd_lu_ddq", CLU_DDQ);
     w.array2("cfd_lu_lambda", CLU_L);
-    w.raw("  // condition numbers κ_ddq, κ_lambda of the constrained system per state (reference.cpp, constrained_conds)\n");
+    w.raw(
+        "  // condition numbers κ_ddq, κ_lambda of the constrained system per state (reference.cpp, constrained_conds)\n");
     w.array1("cfd_cond_ddq", c_kx);
     w.array1("cfd_cond_lambda", c_kl);
   } else {
@@ -390,14 +394,18 @@ struct Solo12 {
   template <class S>
   using Model = talus::models::solo12::Model<S>;
   template <class S>
-  static Model<S> make() { return talus::models::solo12::make_model<S>(); }
+  static Model<S> make() {
+    return talus::models::solo12::make_model<S>();
+  }
 };
 struct Ur5 {
   static constexpr bool constrained = false;
   template <class S>
   using Model = talus::models::ur5::Model<S>;
   template <class S>
-  static Model<S> make() { return talus::models::ur5::make_model<S>(); }
+  static Model<S> make() {
+    return talus::models::ur5::make_model<S>();
+  }
 };
 
 }  // namespace
@@ -422,9 +430,11 @@ int main(int argc, char** argv) {
 
   Writer w;
   std::string float_notes;
+  // clang-format off
   w.raw("#pragma once\n// Generated at build time by talus_target_reference (targets/host/reference.cpp) on the\n"
         "// build machine, in double; do not edit. Seed " + std::to_string(seed) + ".\n\n"
         "namespace talus_target_ref {\n\n");
+  // clang-format on
   // Whether these values are the reproducible profile's (targets/README.md): the bit test
   // (target_<name>_bits) compares against them bit for bit and refuses any other reference.
 #if defined(TALUS_REPRODUCIBLE) && !defined(EIGEN_VECTORIZE)
@@ -442,7 +452,8 @@ int main(int argc, char** argv) {
   w.raw(std::string("inline constexpr const char* host = \"") + arch + ", compiler " + __VERSION__ + "\";\n\n");
   if (!write_model<Solo12>(w, "solo12", nstates, seed, float_notes)) return 1;
   if (!write_model<Ur5>(w, "ur5", nstates, seed + 1, float_notes)) return 1;
-  w.raw("}  // namespace talus_target_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" + float_notes);
+  w.raw("}  // namespace talus_target_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" +
+        float_notes);
   std::fputs(float_notes.c_str(), stdout);
 
   // Write only if changed, so that an unchanged reference does not rebuild the targets.

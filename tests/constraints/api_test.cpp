@@ -61,7 +61,8 @@ TEST(ConsistencyConstraintApi, LoopAxesFromArrayAndPointer) {
   std::array<talus::LoopAxis<double>, 4> axes;
   for (int k = 0; k < 4; ++k) axes[k].axis = talus::Motion<double>::Unit(2 + k);
   auto a = std::make_unique<Set>(), b = std::make_unique<Set>(), c = std::make_unique<Set>();
-  ASSERT_EQ(a->add_loop(FL.body, FL.placement, FR.body, FR.placement, {axes[0], axes[1], axes[2], axes[3]}), Status::ok);
+  ASSERT_EQ(a->add_loop(FL.body, FL.placement, FR.body, FR.placement, {axes[0], axes[1], axes[2], axes[3]}),
+            Status::ok);
   ASSERT_EQ(b->add_loop(FL.body, FL.placement, FR.body, FR.placement, axes), Status::ok);
   ASSERT_EQ(c->add_loop(FL.body, FL.placement, FR.body, FR.placement, axes.data(), 4), Status::ok);
   EXPECT_EQ(c->add_loop(FL.body, FL.placement, FR.body, FR.placement, axes.data(), 7), Status::invalid_input);
@@ -86,7 +87,8 @@ TEST(ConsistencyConstraintApi, Contact6DRowsAreFrameJacobiansAndAccelerations) {
   auto data = std::make_unique<talus::Data<M>>();
   talus::Random rng(7);
   for (ContactFrame6D variant : {ContactFrame6D::local, ContactFrame6D::local_world_aligned}) {
-    const ReferenceFrame rf = variant == ContactFrame6D::local ? ReferenceFrame::local : ReferenceFrame::local_world_aligned;
+    const ReferenceFrame rf = variant == ContactFrame6D::local ? ReferenceFrame::local
+                                                               : ReferenceFrame::local_world_aligned;
     auto cs = std::make_unique<Set>();
     ASSERT_EQ(cs->add_contact_6d(model, kFeet[0], variant), Status::ok);
     ASSERT_EQ(cs->add_contact(model, kFeet[3], {Vector3<double>::UnitZ()}), Status::ok);
@@ -130,8 +132,8 @@ TEST(ConsistencyConstraintApi, Contact6DAgreesWithLoopToWorld) {
       ASSERT_EQ(talus::frame_placement(model, *data, kFeet[0], oMf), Status::ok);
       const auto& F = model.frames[kFeet[0]];
       if (kind < 2) {
-        ASSERT_EQ(cs->add_contact_6d(model, kFeet[0], kind == 0 ? ContactFrame6D::local : ContactFrame6D::local_world_aligned,
-                                     oMf),
+        ASSERT_EQ(cs->add_contact_6d(model, kFeet[0],
+                                     kind == 0 ? ContactFrame6D::local : ContactFrame6D::local_world_aligned, oMf),
                   Status::ok);
       } else {
         std::array<talus::LoopAxis<double>, 6> ax;
@@ -164,7 +166,8 @@ TEST(ConsistencyConstraintApi, ReanchoringPerCycle) {
   auto cs = std::make_unique<Set>();
   ASSERT_EQ(cs->add_contact_6d(model, kFeet[0], ContactFrame6D::local_world_aligned), Status::ok);
   ASSERT_EQ(cs->add_contact_6d(model, kFeet[1], ContactFrame6D::local), Status::ok);
-  ASSERT_EQ(cs->add_contact(model, kFeet[2], {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
+  ASSERT_EQ(cs->add_contact(model, kFeet[2],
+                            {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
             Status::ok);
   ASSERT_EQ(cs->add_contact(model, kFeet[3], {Vector3<double>::UnitZ()}), Status::ok);
   ASSERT_EQ(cs->set_active(3, false), Status::ok);
@@ -334,37 +337,68 @@ TEST(ConsistencyConstraintApi, AddRefusesBadInputAtOnce) {
     EXPECT_EQ(cs->size(), 1) << "a refused add is not counted";
     EXPECT_EQ(cs->rows(), 1);
   };
-  expect("contact body nb", cs->add_contact(M::nb, F.placement.p, {z}), FailureReason::body_out_of_range, ConstraintKind::contact);
-  expect("contact body -1 (the world)", cs->add_contact(-1, F.placement.p, {z}), FailureReason::body_out_of_range, ConstraintKind::contact);
-  expect("contact body garbage", cs->add_contact(-123456, F.placement.p, {z}), FailureReason::body_out_of_range, ConstraintKind::contact);
-  expect("contact frame -1", cs->add_contact(model, -1, {z}), FailureReason::frame_out_of_range, ConstraintKind::contact);
-  expect("contact point NaN", cs->add_contact(F.body, Vector3<double>(0, nan, 0), {z}), FailureReason::point_invalid, ConstraintKind::contact);
-  expect("contact point far", cs->add_contact(F.body, Vector3<double>(0, 0, 2e6), {z}), FailureReason::point_invalid, ConstraintKind::contact);
-  expect("contact normal length 2", cs->add_contact(F.body, F.placement.p, {Vector3<double>(0, 0, 2)}), FailureReason::normal_not_unit, ConstraintKind::contact);
-  expect("contact 2nd normal 1+1e-5", cs->add_contact(F.body, F.placement.p, {z, Vector3<double>(1 + 1e-5, 0, 0)}), FailureReason::normal_not_unit, ConstraintKind::contact);
-  expect("contact normal NaN", cs->add_contact(F.body, F.placement.p, {Vector3<double>(nan, 0, 1)}), FailureReason::zero_axis, ConstraintKind::contact);
-  expect("contact normal zero", cs->add_contact(F.body, F.placement.p, {Vector3<double>::Zero()}), FailureReason::zero_axis, ConstraintKind::contact);
-  expect("contact 4 normals", cs->add_contact(F.body, F.placement.p, four, 4), FailureReason::axis_count, ConstraintKind::contact);
-  expect("contact 0 normals", cs->add_contact(F.body, F.placement.p, four, 0), FailureReason::axis_count, ConstraintKind::contact);
-  expect("6d body nb", cs->add_contact_6d(M::nb, F.placement, ContactFrame6D::local), FailureReason::body_out_of_range, ConstraintKind::contact_6d);
-  expect("6d bMf NaN", cs->add_contact_6d(F.body, nan_frame, ContactFrame6D::local), FailureReason::placement_invalid, ConstraintKind::contact_6d);
-  expect("6d bMf not a rotation", cs->add_contact_6d(F.body, skew, ContactFrame6D::local), FailureReason::placement_invalid, ConstraintKind::contact_6d);
-  expect("6d oMref far", cs->add_contact_6d(F.body, F.placement, ContactFrame6D::local, far), FailureReason::placement_invalid, ConstraintKind::contact_6d);
-  expect("6d rows not an enumerator", cs->add_contact_6d(F.body, F.placement, static_cast<ContactFrame6D>(9)), FailureReason::axis_invalid, ConstraintKind::contact_6d);
-  expect("6d frame nframes", cs->add_contact_6d(model, M::nframes, ContactFrame6D::local), FailureReason::frame_out_of_range, ConstraintKind::contact_6d);
-  expect("6d Baumgarte T = 0", cs->add_contact_6d(F.body, F.placement, ContactFrame6D::local, {}, talus::Baumgarte<double>::on(0)), FailureReason::baumgarte_invalid, ConstraintKind::contact_6d);
-  expect("loop pred body nb", cs->add_loop(M::nb, F.placement, G.body, G.placement, {ax}), FailureReason::body_out_of_range, ConstraintKind::loop);
-  expect("loop succ body -2", cs->add_loop(F.body, F.placement, -2, G.placement, {ax}), FailureReason::body_out_of_range, ConstraintKind::loop);
-  expect("loop world to world", cs->add_loop(-1, F.placement, -1, G.placement, {ax}), FailureReason::loop_without_body, ConstraintKind::loop);
-  expect("loop frame NaN", cs->add_loop(F.body, nan_frame, G.body, G.placement, {ax}), FailureReason::placement_invalid, ConstraintKind::loop);
-  expect("loop frame not a rotation", cs->add_loop(F.body, F.placement, G.body, skew, {ax}), FailureReason::placement_invalid, ConstraintKind::loop);
-  expect("loop axis beyond magnitude", cs->add_loop(F.body, F.placement, G.body, G.placement, huge), FailureReason::axis_invalid, ConstraintKind::loop);
-  expect("loop axis zero", cs->add_loop(F.body, F.placement, G.body, G.placement, {talus::LoopAxis<double>{}}), FailureReason::zero_axis, ConstraintKind::loop);
-  expect("loop 7 axes", cs->add_loop(F.body, F.placement, G.body, G.placement, huge.data(), 7), FailureReason::axis_count, ConstraintKind::loop);
-  expect("loop Baumgarte T NaN", cs->add_loop(F.body, F.placement, G.body, G.placement, {ax}, talus::Baumgarte<double>::on(nan)), FailureReason::baumgarte_invalid, ConstraintKind::loop);
+  expect("contact body nb", cs->add_contact(M::nb, F.placement.p, {z}), FailureReason::body_out_of_range,
+         ConstraintKind::contact);
+  expect("contact body -1 (the world)", cs->add_contact(-1, F.placement.p, {z}), FailureReason::body_out_of_range,
+         ConstraintKind::contact);
+  expect("contact body garbage", cs->add_contact(-123456, F.placement.p, {z}), FailureReason::body_out_of_range,
+         ConstraintKind::contact);
+  expect("contact frame -1", cs->add_contact(model, -1, {z}), FailureReason::frame_out_of_range,
+         ConstraintKind::contact);
+  expect("contact point NaN", cs->add_contact(F.body, Vector3<double>(0, nan, 0), {z}), FailureReason::point_invalid,
+         ConstraintKind::contact);
+  expect("contact point far", cs->add_contact(F.body, Vector3<double>(0, 0, 2e6), {z}), FailureReason::point_invalid,
+         ConstraintKind::contact);
+  expect("contact normal length 2", cs->add_contact(F.body, F.placement.p, {Vector3<double>(0, 0, 2)}),
+         FailureReason::normal_not_unit, ConstraintKind::contact);
+  expect("contact 2nd normal 1+1e-5", cs->add_contact(F.body, F.placement.p, {z, Vector3<double>(1 + 1e-5, 0, 0)}),
+         FailureReason::normal_not_unit, ConstraintKind::contact);
+  expect("contact normal NaN", cs->add_contact(F.body, F.placement.p, {Vector3<double>(nan, 0, 1)}),
+         FailureReason::zero_axis, ConstraintKind::contact);
+  expect("contact normal zero", cs->add_contact(F.body, F.placement.p, {Vector3<double>::Zero()}),
+         FailureReason::zero_axis, ConstraintKind::contact);
+  expect("contact 4 normals", cs->add_contact(F.body, F.placement.p, four, 4), FailureReason::axis_count,
+         ConstraintKind::contact);
+  expect("contact 0 normals", cs->add_contact(F.body, F.placement.p, four, 0), FailureReason::axis_count,
+         ConstraintKind::contact);
+  expect("6d body nb", cs->add_contact_6d(M::nb, F.placement, ContactFrame6D::local), FailureReason::body_out_of_range,
+         ConstraintKind::contact_6d);
+  expect("6d bMf NaN", cs->add_contact_6d(F.body, nan_frame, ContactFrame6D::local), FailureReason::placement_invalid,
+         ConstraintKind::contact_6d);
+  expect("6d bMf not a rotation", cs->add_contact_6d(F.body, skew, ContactFrame6D::local),
+         FailureReason::placement_invalid, ConstraintKind::contact_6d);
+  expect("6d oMref far", cs->add_contact_6d(F.body, F.placement, ContactFrame6D::local, far),
+         FailureReason::placement_invalid, ConstraintKind::contact_6d);
+  expect("6d rows not an enumerator", cs->add_contact_6d(F.body, F.placement, static_cast<ContactFrame6D>(9)),
+         FailureReason::axis_invalid, ConstraintKind::contact_6d);
+  expect("6d frame nframes", cs->add_contact_6d(model, M::nframes, ContactFrame6D::local),
+         FailureReason::frame_out_of_range, ConstraintKind::contact_6d);
+  expect("6d Baumgarte T = 0",
+         cs->add_contact_6d(F.body, F.placement, ContactFrame6D::local, {}, talus::Baumgarte<double>::on(0)),
+         FailureReason::baumgarte_invalid, ConstraintKind::contact_6d);
+  expect("loop pred body nb", cs->add_loop(M::nb, F.placement, G.body, G.placement, {ax}),
+         FailureReason::body_out_of_range, ConstraintKind::loop);
+  expect("loop succ body -2", cs->add_loop(F.body, F.placement, -2, G.placement, {ax}),
+         FailureReason::body_out_of_range, ConstraintKind::loop);
+  expect("loop world to world", cs->add_loop(-1, F.placement, -1, G.placement, {ax}), FailureReason::loop_without_body,
+         ConstraintKind::loop);
+  expect("loop frame NaN", cs->add_loop(F.body, nan_frame, G.body, G.placement, {ax}), FailureReason::placement_invalid,
+         ConstraintKind::loop);
+  expect("loop frame not a rotation", cs->add_loop(F.body, F.placement, G.body, skew, {ax}),
+         FailureReason::placement_invalid, ConstraintKind::loop);
+  expect("loop axis beyond magnitude", cs->add_loop(F.body, F.placement, G.body, G.placement, huge),
+         FailureReason::axis_invalid, ConstraintKind::loop);
+  expect("loop axis zero", cs->add_loop(F.body, F.placement, G.body, G.placement, {talus::LoopAxis<double>{}}),
+         FailureReason::zero_axis, ConstraintKind::loop);
+  expect("loop 7 axes", cs->add_loop(F.body, F.placement, G.body, G.placement, huge.data(), 7),
+         FailureReason::axis_count, ConstraintKind::loop);
+  expect("loop Baumgarte T NaN",
+         cs->add_loop(F.body, F.placement, G.body, G.placement, {ax}, talus::Baumgarte<double>::on(nan)),
+         FailureReason::baumgarte_invalid, ConstraintKind::loop);
   expect("custom 7 rows", cs->add_custom(seven), FailureReason::axis_count, ConstraintKind::custom);
   expect("custom 0 rows", cs->add_custom(zero_rows), FailureReason::axis_count, ConstraintKind::custom);
-  expect("custom Baumgarte T 1e7", cs->add_custom(one, talus::Baumgarte<double>::on(1e7)), FailureReason::baumgarte_invalid, ConstraintKind::custom);
+  expect("custom Baumgarte T 1e7", cs->add_custom(one, talus::Baumgarte<double>::on(1e7)),
+         FailureReason::baumgarte_invalid, ConstraintKind::custom);
   EXPECT_EQ(cs->constraint(0).body[0], F.body) << "the constraint added before is untouched";
   ASSERT_EQ(cs->bind(model), Status::ok) << "the set is usable after every refusal";
   // bind keeps its own checks: a custom constraint whose rows() changed after the add
@@ -392,7 +426,7 @@ TEST(ConsistencyConstraintApi, AssemblyKeepsPinnedCoordinatesExactly) {
   for (int k = 7; k < M::nq; ++k) q0[k] = 0.1 * ((k % 3) - 1);
   M::TangentVector w = M::TangentVector::Ones();
   for (int k = 0; k < 6; ++k) w[k] = talus::assembly_pinned();  // the base stays
-  w[6] = talus::assembly_pinned();                                 // and so does FL_HAA
+  w[6] = talus::assembly_pinned();                              // and so does FL_HAA
   M::ConfigVector q;
   talus::AssemblyReport<double> rep;
   ASSERT_EQ(talus::assemble_q(model, *data, *cs, q0, w, q, {}, &rep), Status::ok);
@@ -440,9 +474,9 @@ void check_capacity(const Model& model, AddFn add, std::uint64_t seed) {
   ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *large, s.q, s.v, s.tau, ddq_ref), Status::ok);
   const Eigen::VectorXd lambda_ref = large->lambda;
   for (int method = 0; method < 3; ++method) {
-    const Status st = method == 0 ? talus::forward_dynamics_direct(model, *data, *small, s.q, s.v, s.tau, ddq)
-                    : method == 1 ? talus::forward_dynamics_range_space(model, *data, *small, s.q, s.v, s.tau, ddq)
-                                  : talus::forward_dynamics_null_space(model, *data, *small, s.q, s.v, s.tau, ddq);
+    const Status st = method == 0   ? talus::forward_dynamics_direct(model, *data, *small, s.q, s.v, s.tau, ddq)
+                      : method == 1 ? talus::forward_dynamics_range_space(model, *data, *small, s.q, s.v, s.tau, ddq)
+                                    : talus::forward_dynamics_null_space(model, *data, *small, s.q, s.v, s.tau, ddq);
     ASSERT_EQ(st, Status::ok) << "capacity " << MR << ", method " << method;
     EXPECT_LE(rel_err(ddq, ddq_ref), 1e-10) << "capacity " << MR << ", method " << method;
     EXPECT_LE(rel_err(Eigen::VectorXd(small->lambda), lambda_ref), 1e-10) << "capacity " << MR << ", method " << method;
@@ -521,7 +555,6 @@ TEST(AllocConstraintApi, PerCycleCallsDoNotAllocate) {
   });
   EXPECT_EQ(calls, 0u);
 }
-
 
 // Near-redundant rows (two point contacts δ apart on one foot, the other three feet in contact):
 // κ of the KKT matrix grows like 1/δ, κ(G H⁻¹ Gᵀ) like its square, so a Schur-complement

@@ -8,9 +8,9 @@
 
 namespace talus_test {
 
-inline constexpr talus::KKTMethod all_kkt_methods[] = {
-    talus::KKTMethod::partial_piv_lu, talus::KKTMethod::full_piv_lu, talus::KKTMethod::col_piv_householder_qr,
-    talus::KKTMethod::householder_qr, talus::KKTMethod::ldlt};
+inline constexpr talus::KKTMethod all_kkt_methods[] = {talus::KKTMethod::partial_piv_lu, talus::KKTMethod::full_piv_lu,
+                                                       talus::KKTMethod::col_piv_householder_qr,
+                                                       talus::KKTMethod::householder_qr, talus::KKTMethod::ldlt};
 
 template <class ModelT>
 using DynMatrix = Eigen::MatrixXd;
@@ -31,8 +31,8 @@ typename ModelT::TangentVector check_forward_methods(const ModelT& model, talus:
   const Eigen::MatrixXd H = data->H;
   const Eigen::VectorXd C = cs.C;
   // KKT residuals, relative to the size of the terms
-  const double fscale = std::max({1.0, (H * ddq_ref).cwiseAbs().maxCoeff(), C.cwiseAbs().maxCoeff(),
-                                  tau.cwiseAbs().maxCoeff()});
+  const double fscale =
+      std::max({1.0, (H * ddq_ref).cwiseAbs().maxCoeff(), C.cwiseAbs().maxCoeff(), tau.cwiseAbs().maxCoeff()});
   EXPECT_LE((H * ddq_ref + C - G.transpose() * lambda_ref - tau).cwiseAbs().maxCoeff() / fscale, 1e-10);
   if (G.rows() > 0) {
     EXPECT_LE((G * ddq_ref - gamma).cwiseAbs().maxCoeff() / std::max(1.0, gamma.cwiseAbs().maxCoeff()), 1e-10);
@@ -189,7 +189,8 @@ void check_wrenches(const ModelT& model, talus::ConstraintSet<ModelT, MR, MC>& c
     for (int k = 0; k < world[c].count; ++k) {
       const int b = world[c].body[k];
       if (b < 0) continue;
-      talus::detail::for_each_supporting_dof<ModelT>(b, [&](int j) { sum[j] += data->J.col(j).dot(world[c].force[k]); });
+      talus::detail::for_each_supporting_dof<ModelT>(b,
+                                                     [&](int j) { sum[j] += data->J.col(j).dot(world[c].force[k]); });
       const talus::Force<double> back = data->oMi[b].act_force(local[c].force[k]);
       EXPECT_LE((back - world[c].force[k]).cwiseAbs().maxCoeff(), 1e-10 * std::max(1.0, world[c].force[k].norm()));
     }
@@ -203,8 +204,9 @@ void add_feet(const ModelT& model, talus::ConstraintSet<ModelT, MR>& cs, const s
   static const char* names[] = {"foot0", "foot1", "foot2", "foot3"};
   for (int k = 0; k < 4; ++k) {
     const auto& F = model.frames[frames[k]];
-    ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()},
-                             names[k], 100 + k),
+    ASSERT_EQ(cs.add_contact(F.body, F.placement.p,
+                             {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}, names[k],
+                             100 + k),
               talus::Status::ok);
   }
   ASSERT_EQ(cs.bind(model), talus::Status::ok);
@@ -258,8 +260,8 @@ void assemble(const ModelT& model, talus::ConstraintSet<ModelT, MR>& cs, typenam
 
 /// Every function once, on the current activation; returns the number of non-ok statuses.
 template <class ModelT, int MR, class State>
-int call_everything(const ModelT& model, talus::Data<ModelT>& data, talus::ConstraintSet<ModelT, MR>& cs, const State& s,
-                    bool contacts_only) {
+int call_everything(const ModelT& model, talus::Data<ModelT>& data, talus::ConstraintSet<ModelT, MR>& cs,
+                    const State& s, bool contacts_only) {
   int bad = 0;
   typename ModelT::TangentVector out, v;
   typename ModelT::ConfigVector q;

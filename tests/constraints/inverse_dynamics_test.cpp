@@ -27,8 +27,8 @@ double total_mass(const Solo& model) {
 void add_solo_feet(const Solo& model, SoloSet& cs, int n) {
   for (int k = 0; k < n; ++k) {
     const auto& F = model.frames[solo::frame_id(kFeet[k])];
-    ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()},
-                             kFeet[k]),
+    ASSERT_EQ(cs.add_contact(F.body, F.placement.p,
+                             {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}, kFeet[k]),
               Status::ok);
   }
   ASSERT_EQ(cs.bind(model), Status::ok);
@@ -84,7 +84,8 @@ TEST(ConsistencyInverseDynamics, Solo12FourFeetExact) {
     ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref), Status::ok);
     Solo::TangentVector ddq_des = ddq_ref;
     ddq_des.head(6).setConstant(123.0);  // unactuated entries are ignored
-    ASSERT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, s.v, ddq_des, act, tau, ddq, *ws), Status::ok);
+    ASSERT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, s.v, ddq_des, act, tau, ddq, *ws),
+              Status::ok);
     const Eigen::VectorXd lambda = cs->lambda;
     EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9) << "q̈ is unique: the feet fix the base";
     EXPECT_TRUE(tau.head(6).isZero(0.0)) << "no torque on the base";
@@ -115,7 +116,8 @@ TEST(ConsistencyInverseDynamics, Solo12FourFeetInfeasibleAndRelaxed) {
     Solo::TangentVector w;
     for (int k = 0; k < Solo::nv; ++k) w[k] = rng.uniform(0.2, 5.0);
     Solo::TangentVector tau = Solo::TangentVector::Constant(9), ddq = Solo::TangentVector::Constant(9);
-    EXPECT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, s.v, s.a, act, tau, ddq, *ws), Status::singular);
+    EXPECT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, s.v, s.a, act, tau, ddq, *ws),
+              Status::singular);
     EXPECT_TRUE(tau.isZero(0.0) && ddq.isZero(0.0) && cs->lambda.isZero(0.0));
     EXPECT_EQ(cs->failure().reason, talus::FailureReason::singular);
     ASSERT_EQ(talus::inverse_dynamics_constrained_relaxed(model, *data, *cs, s.q, s.v, s.a, act, w, tau, ddq, *ws),
@@ -248,7 +250,8 @@ TEST(ConsistencyInverseDynamics, Solo12StaticEquilibrium) {
       EXPECT_LE(tau.norm(), tau0.norm() * (1 + 1e-12));
       // the exact variant with q̈_des = 0 at rest agrees
       Solo::TangentVector tau_e, ddq_e;
-      ASSERT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, v0, v0, act, tau_e, ddq_e, *ws), Status::ok);
+      ASSERT_EQ(talus::inverse_dynamics_constrained(model, *data, *cs, s.q, v0, v0, act, tau_e, ddq_e, *ws),
+                Status::ok);
       EXPECT_LE(ddq_e.cwiseAbs().maxCoeff(), 1e-9);
       EXPECT_LE(rel_err(tau_e, tau), 1e-9);
     }
@@ -291,14 +294,16 @@ TEST(ConsistencyInverseDynamics, FourBar) {
     expect_forward_reproduces(model, cs, q, v, ddq, tau, Eigen::VectorXd(cs.lambda));
     // all actuated: the rocker and coupler targets must follow the crank's
     FourBar::TangentVector tau_a, ddq_a;
-    EXPECT_EQ(talus::inverse_dynamics_constrained(model, *data, cs, q, v, des, all, tau_a, ddq_a, ws), Status::singular);
+    EXPECT_EQ(talus::inverse_dynamics_constrained(model, *data, cs, q, v, des, all, tau_a, ddq_a, ws),
+              Status::singular);
     ASSERT_EQ(talus::inverse_dynamics_constrained(model, *data, cs, q, v, ddq, all, tau_a, ddq_a, ws), Status::ok);
     EXPECT_LE(rel_err(ddq_a, ddq), 1e-9);
     EXPECT_LE(tau_a.norm(), tau.norm() * (1 + 1e-12)) << "three motors share the work";
     expect_forward_reproduces(model, cs, q, v, ddq_a, tau_a, Eigen::VectorXd(cs.lambda));
     // relaxed, all actuated, weight on the crank: nearly the crank's target
     FourBar::TangentVector w(1e6, 1, 1);
-    ASSERT_EQ(talus::inverse_dynamics_constrained_relaxed(model, *data, cs, q, v, des, all, w, tau_a, ddq_a, ws), Status::ok);
+    ASSERT_EQ(talus::inverse_dynamics_constrained_relaxed(model, *data, cs, q, v, des, all, w, tau_a, ddq_a, ws),
+              Status::ok);
     EXPECT_NEAR(ddq_a[0], des[0], 1e-4 * std::max(1.0, std::abs(des[0])) * 10);
     expect_forward_reproduces(model, cs, q, v, ddq_a, tau_a, Eigen::VectorXd(cs.lambda));
     // static equilibrium with the crank motor alone
@@ -339,8 +344,10 @@ TEST(ConsistencyInverseDynamics, BadInput) {
     const Solo::TangentVector* a;
     const char* what;
   };
-  const Case cases[] = {{&q_nan, &s.v, &s.a, "NaN q"}, {&q_unnorm, &s.v, &s.a, "unnormalised quaternion"},
-                        {&s.q, &v_nan, &s.a, "NaN v"}, {&s.q, &s.v, &a_nan, "Inf q̈_des"},
+  const Case cases[] = {{&q_nan, &s.v, &s.a, "NaN q"},
+                        {&q_unnorm, &s.v, &s.a, "unnormalised quaternion"},
+                        {&s.q, &v_nan, &s.a, "NaN v"},
+                        {&s.q, &s.v, &a_nan, "Inf q̈_des"},
                         {&s.q, &s.v, &a_big, "q̈_des beyond the limits"}};
   for (const Case& c : cases) {
     Solo::TangentVector tau = Solo::TangentVector::Constant(5), ddq = Solo::TangentVector::Constant(5);
@@ -351,7 +358,8 @@ TEST(ConsistencyInverseDynamics, BadInput) {
     expect_zero(tau, ddq, c.what);
     tau.setConstant(5), ddq.setConstant(5);
     cs->lambda.setConstant(12, 5);
-    EXPECT_EQ(talus::inverse_dynamics_constrained_relaxed(model, *data, *cs, *c.q, *c.v, *c.a, act, ones, tau, ddq, *ws),
+    EXPECT_EQ(talus::inverse_dynamics_constrained_relaxed(model, *data, *cs, *c.q, *c.v, *c.a, act, ones, tau, ddq,
+                                                          *ws),
               Status::invalid_input)
         << c.what;
     expect_zero(tau, ddq, c.what);
@@ -393,7 +401,8 @@ TEST(ConsistencyInverseDynamics, BadInput) {
     SoloSet twice;
     const auto& F = model.frames[solo::frame_id("FL_FOOT")];
     for (int k = 0; k < 2; ++k)
-      ASSERT_EQ(twice.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
+      ASSERT_EQ(twice.add_contact(F.body, F.placement.p,
+                                  {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
                 Status::ok);
     ASSERT_EQ(twice.bind(model), Status::ok);
     const Solo::TangentVector z = Solo::TangentVector::Zero();
@@ -423,7 +432,8 @@ TEST(AllocInverseDynamics, Solo12) {
   const std::size_t calls = heap_calls([&] {
     for (int pass = 0; pass < 2; ++pass) {
       bad += talus::inverse_dynamics_constrained(model, data, cs, s.q, s.v, des, act, tau, ddq, ws) != Status::ok;
-      bad += talus::inverse_dynamics_constrained_relaxed(model, data, cs, s.q, s.v, s.a, act, w, tau, ddq, ws) != Status::ok;
+      bad += talus::inverse_dynamics_constrained_relaxed(model, data, cs, s.q, s.v, s.a, act, w, tau, ddq, ws) !=
+             Status::ok;
       bad += talus::static_equilibrium_torques(model, data, cs, s.q, act, tau, ws) != Status::ok;
       (void)cs.set_active(1, false);
       (void)cs.set_active(2, false);

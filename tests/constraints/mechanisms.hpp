@@ -107,10 +107,10 @@ inline Box make_box(const BoxParams& p = {}) {
   m.body_name = {"box"};
   m.joint_name = {"root"};
   const double k = p.mass / 12.0;
-  m.inertia[0] = Inertia<double>(
-      p.mass, p.com,
-      Vector3<double>(k * (p.ly * p.ly + p.lz * p.lz), k * (p.lx * p.lx + p.lz * p.lz), k * (p.lx * p.lx + p.ly * p.ly))
-          .asDiagonal());
+  m.inertia[0] = Inertia<double>(p.mass, p.com,
+                                 Vector3<double>(k * (p.ly * p.ly + p.lz * p.lz), k * (p.lx * p.lx + p.lz * p.lz),
+                                                 k * (p.lx * p.lx + p.ly * p.ly))
+                                     .asDiagonal());
   m.frames[0] = talus::Frame<double>{"center", 0, at(0)};
   return m;
 }

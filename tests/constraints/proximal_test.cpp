@@ -105,12 +105,13 @@ TEST(ConsistencyProximal, Solo12FourFeetMatchesDirect) {
   talus::ExternalForces<M> fext;
   for (auto& f : fext) f = talus::Force<double>::Random();
   M::TangentVector ddq_ref, ddq;
-  ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref, talus::KKTMethod::partial_piv_lu,
-                                           &fext),
+  ASSERT_EQ(talus::forward_dynamics_direct(model, *data, *cs, s.q, s.v, s.tau, ddq_ref,
+                                           talus::KKTMethod::partial_piv_lu, &fext),
             Status::ok);
   const Eigen::VectorXd lambda_ref = cs->lambda;
   Report rep;
-  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext), Status::ok);
+  ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
+            Status::ok);
   EXPECT_LE(rel_err(ddq, ddq_ref), 1e-9);
   EXPECT_LE(rel_err(cs->lambda, lambda_ref), 1e-9);
   // a subset of feet active (set_active): still the direct answer, λ sized to the active rows
@@ -176,7 +177,9 @@ TEST(ConsistencyProximal, BoxOnFourCornersIsAtRestWithMinimumNormForces) {
   }
   EXPECT_NEAR(fz, mg, 1e-9 * mg) << "total normal force = m g (analytic)";
   const Eigen::VectorXd lmin = min_norm_lambda(*data, *cs, ddq, tau);
-  EXPECT_LE(rel_err(cs->lambda, lmin), 1e-7) << "minimum-norm lambda\n" << cs->lambda.transpose() << "\n" << lmin.transpose();
+  EXPECT_LE(rel_err(cs->lambda, lmin), 1e-7) << "minimum-norm lambda\n"
+                                             << cs->lambda.transpose() << "\n"
+                                             << lmin.transpose();
   std::printf("box: |lambda - lambda_min_norm| = %.3g N\n", (Eigen::VectorXd(cs->lambda) - lmin).cwiseAbs().maxCoeff());
 }
 
@@ -233,7 +236,8 @@ TEST(ConsistencyProximal, DuplicatedFootSplitsItsForceEqually) {
     EXPECT_EQ(talus::forward_dynamics_direct(model, *data, *twice, s.q, s.v, s.tau, ddq2), Status::singular);
     EXPECT_EQ(twice->failure().reason, FailureReason::singular);
     Report rep;
-    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *twice, s.q, s.v, s.tau, ddq2, Settings{}, rep), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *twice, s.q, s.v, s.tau, ddq2, Settings{}, rep),
+              Status::ok);
     EXPECT_EQ(twice->failure().status, Status::ok);
     EXPECT_LE(rel_err(ddq2, ddq1), 1e-9);
     const Eigen::VectorXd l1 = once->lambda, l2 = twice->lambda;
@@ -315,7 +319,8 @@ TEST(ConsistencyProximal, InconsistentSetIsNotConverged) {
   const double dist = (gamma - gproj).cwiseAbs().maxCoeff();
   EXPECT_GT(dist, 0.1);
   EXPECT_GT(rep.residual, 0.1 * dist);
-  std::printf("box spinning: not_converged, residual %.3g (distance of gamma from range(G): %.3g)\n", rep.residual, dist);
+  std::printf("box spinning: not_converged, residual %.3g (distance of gamma from range(G): %.3g)\n", rep.residual,
+              dist);
 }
 
 // 4. Bad settings and bad inputs: invalid_input, zero outputs, zero report.
@@ -361,8 +366,8 @@ TEST(ConsistencyProximal, BadSettingsAndInputsAreInvalid) {
     ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep), Status::ok);
     rep.iterations = 99;
     rep.residual = 1;
-    expect_invalid("bad settings", talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad[i], rep),
-                   ddq, rep);
+    expect_invalid("bad settings",
+                   talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad[i], rep), ddq, rep);
     EXPECT_EQ(cs->failure().reason, FailureReason::input_invalid) << i;
   }
   {  // NaN τ, NaN q, unnormalised quaternion, NaN external force
@@ -378,12 +383,13 @@ TEST(ConsistencyProximal, BadSettingsAndInputsAreInvalid) {
     EXPECT_EQ(cs->failure().reason, FailureReason::q_invalid);
     q = s.q;
     q[3] = 2.0;
-    expect_invalid("quaternion", talus::forward_dynamics_proximal(model, *data, *cs, q, s.v, s.tau, ddq, Settings{}, rep),
-                   ddq, rep);
+    expect_invalid("quaternion",
+                   talus::forward_dynamics_proximal(model, *data, *cs, q, s.v, s.tau, ddq, Settings{}, rep), ddq, rep);
     talus::ExternalForces<M> fext;
     for (auto& f : fext) f.setZero();
     fext[3][1] = inf;
-    expect_invalid("fext", talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
+    expect_invalid("fext",
+                   talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, Settings{}, rep, &fext),
                    ddq, rep);
   }
   {  // a set that is not bound
@@ -503,7 +509,8 @@ TEST(ConsistencyProximal, ImpulseTargetsCapAndRefusals) {
   EXPECT_EQ(cs->failure().reason, FailureReason::input_invalid);
   EXPECT_EQ(rep.iterations, 0);
   BoxSet::RowVector wrong = BoxSet::RowVector::Zero(5);
-  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep, &wrong), Status::invalid_input);
+  EXPECT_EQ(talus::compute_impulse_proximal(model, *data, *cs, q, vm, vp, Settings{}, rep, &wrong),
+            Status::invalid_input);
 }
 
 // impulses_contact with the welded corners as the bilateral set (no unilateral contact): the
@@ -602,10 +609,13 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
     EXPECT_EQ(talus::forward_dynamics_proximal(box, *bdata, *bcs, bq, bzero, bzero, bddq, Settings{}, rep), Status::ok);
     EXPECT_EQ(talus::forward_dynamics_proximal(box, *bdata, *bcs, bq, bzero, bzero, bddq, capped, rep),
               Status::not_converged);
-    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep), Status::invalid_input);
+    EXPECT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep),
+              Status::invalid_input);
     EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep), Status::ok);
-    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, capped, rep), Status::not_converged);
-    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep, &bodd), Status::singular);
+    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, capped, rep),
+              Status::not_converged);
+    EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep, &bodd),
+              Status::singular);
     EXPECT_EQ(talus::impulses_contact(box, *bdata, bcp, *bcs, bq, bimpact, bddq, copt, crep), Status::ok);
   });
   EXPECT_EQ(calls, 0u);

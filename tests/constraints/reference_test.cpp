@@ -132,7 +132,8 @@ TEST(ReferenceConstraints, BoxOnThreeContactsIsStaticallyDetermined) {
   Box::TangentVector out;
   for (talus::KKTMethod m : all_kkt_methods) {
     out.setConstant(5);
-    EXPECT_EQ(talus::forward_dynamics_direct(model, *data, four, q, v, tau, out, m), Status::singular) << talus::to_string(m);
+    EXPECT_EQ(talus::forward_dynamics_direct(model, *data, four, q, v, tau, out, m), Status::singular)
+        << talus::to_string(m);
     EXPECT_TRUE(out.isZero());
     EXPECT_TRUE(four.lambda.isZero());
     EXPECT_EQ(talus::compute_impulse_direct(model, *data, four, q, v, out, m), Status::singular) << talus::to_string(m);

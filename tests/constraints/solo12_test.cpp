@@ -14,8 +14,9 @@ constexpr int kStates = 20;
 TEST(ConsistencyConstraints, Solo12FourFeet) {
   const auto model = solo::make_model<double>();
   auto cs = std::make_unique<talus::ConstraintSet<solo::Model<double>, 12>>();
-  add_feet(model, *cs, {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
-                        solo::frame_id("HR_FOOT")});
+  add_feet(model, *cs,
+           {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+            solo::frame_id("HR_FOOT")});
   EXPECT_EQ(cs->active_rows(), 12);
   run_random_states(model, *cs, true, kStates, 1);
   // lift two feet (a trot phase), land them again: no rebind
@@ -42,8 +43,9 @@ TEST(ConsistencyConstraints, OnePassSystemEqualsTheSeparateAlgorithms) {
   for (int k = 0; k < 3; ++k) ax[k].axis = talus::Motion<double>::Unit(k + (k == 2 ? 3 : 0));
   ASSERT_EQ(cs->add_loop(FL.body, FL.placement, FR.body, FR.placement, {ax[0], ax[1], ax[2]}), Status::ok);
   for (const char* foot : {"HL_FOOT", "HR_FOOT", "FL_FOOT"})
-    ASSERT_EQ(cs->add_contact(model, solo::frame_id(foot), {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
-                                                             Vector3<double>(0.1, 0, 1).normalized()}),
+    ASSERT_EQ(cs->add_contact(model, solo::frame_id(foot),
+                              {Vector3<double>::UnitX(), Vector3<double>::UnitY(),
+                               Vector3<double>(0.1, 0, 1).normalized()}),
               Status::ok);
   ASSERT_EQ(cs->bind(model), Status::ok);
   ASSERT_EQ(cs->active_rows(), 12);
@@ -69,7 +71,8 @@ TEST(ConsistencyConstraints, OnePassSystemEqualsTheSeparateAlgorithms) {
     ASSERT_TRUE(talus::detail::constraint_pass(model, *sep, *cs, q, v, all));
     ASSERT_EQ(talus::crba(model, *sep, q), Status::ok);
     const M::TangentVector zero = M::TangentVector::Zero();
-    ASSERT_EQ(with ? talus::rnea(model, *sep, q, v, zero, fext, C) : talus::rnea(model, *sep, q, v, zero, C), Status::ok);
+    ASSERT_EQ(with ? talus::rnea(model, *sep, q, v, zero, fext, C) : talus::rnea(model, *sep, q, v, zero, C),
+              Status::ok);
     EXPECT_TRUE(H == sep->H) << n;
     EXPECT_TRUE(C1 == C) << n;
     EXPECT_TRUE(G == cs->G && gamma == cs->gamma && perr == cs->position_error && verr == cs->velocity_error) << n;
@@ -88,12 +91,13 @@ TEST(ConsistencyConstraints, FloatingBaseWithLoop) {
   const auto& FR = model.frames[solo::frame_id("FR_FOOT")];
   talus::LoopAxis<double> ax[3];
   for (int k = 0; k < 3; ++k) ax[k].axis = talus::Motion<double>::Unit(3 + k);
-  ASSERT_EQ(cs->add_loop(FL.body, FL.placement, FR.body, FR.placement, {ax[0], ax[1], ax[2]}, talus::Baumgarte<double>::on(),
-                         "front_rod"),
+  ASSERT_EQ(cs->add_loop(FL.body, FL.placement, FR.body, FR.placement, {ax[0], ax[1], ax[2]},
+                         talus::Baumgarte<double>::on(), "front_rod"),
             Status::ok);
   for (const char* foot : {"HL_FOOT", "HR_FOOT"}) {
     const auto& F = model.frames[solo::frame_id(foot)];
-    ASSERT_EQ(cs->add_contact(F.body, F.placement.p, {Vector3<double>(0.3, 0, 1).normalized(), Vector3<double>(0, 1, 0)}, foot),
+    ASSERT_EQ(cs->add_contact(F.body, F.placement.p,
+                              {Vector3<double>(0.3, 0, 1).normalized(), Vector3<double>(0, 1, 0)}, foot),
               Status::ok);
   }
   ASSERT_EQ(cs->bind(model), Status::ok);
@@ -105,8 +109,9 @@ TEST(ConsistencyConstraints, StandingQuadrupedCarriesItsWeight) {
   const auto model = solo::make_model<double>();
   using M = solo::Model<double>;
   auto cs = std::make_unique<talus::ConstraintSet<M, 12>>();
-  add_feet(model, *cs, {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
-                        solo::frame_id("HR_FOOT")});
+  add_feet(model, *cs,
+           {solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+            solo::frame_id("HR_FOOT")});
   auto data = std::make_unique<talus::Data<M>>();
   talus::Random rng(11);
   for (int i = 0; i < 5; ++i) {
@@ -147,13 +152,15 @@ TEST(ConsistencyConstraints, BadInput) {
     M::ConfigVector q;
     talus::neutral(model, q);
     M::TangentVector ddq = M::TangentVector::Constant(7);
-    EXPECT_EQ(talus::forward_dynamics_direct(model, *data, cs, q, M::TangentVector::Zero(), M::TangentVector::Zero(), ddq),
+    EXPECT_EQ(talus::forward_dynamics_direct(model, *data, cs, q, M::TangentVector::Zero(), M::TangentVector::Zero(),
+                                             ddq),
               Status::invalid_input);
     EXPECT_TRUE(ddq.isZero()) << "outputs defined (zero) on failure";
   }
   {  // more rows than capacity
     talus::ConstraintSet<M, 6> cs;
-    ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
+    ASSERT_EQ(cs.add_contact(F.body, F.placement.p,
+                             {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
               Status::ok);
     ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY()}), Status::ok);
     EXPECT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY()}),
@@ -176,7 +183,8 @@ TEST(ConsistencyConstraints, BadInput) {
   }
   {  // NaN in q, unnormalised quaternion, NaN in tau: each method says invalid_input, outputs zero
     talus::ConstraintSet<M, 12> cs;
-    ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
+    ASSERT_EQ(cs.add_contact(F.body, F.placement.p,
+                             {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}),
               Status::ok);
     ASSERT_EQ(cs.bind(model), Status::ok);
     auto data = std::make_unique<talus::Data<M>>();
@@ -240,7 +248,8 @@ TEST(AllocConstraints, Solo12ContactsToggled) {
   static talus::ConstraintSet<M, 12> cs;
   for (const char* foot : {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"}) {
     const auto& F = model.frames[talus::models::solo12::frame_id(foot)];
-    ASSERT_EQ(cs.add_contact(F.body, F.placement.p, {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}, foot),
+    ASSERT_EQ(cs.add_contact(F.body, F.placement.p,
+                             {Vector3<double>::UnitX(), Vector3<double>::UnitY(), Vector3<double>::UnitZ()}, foot),
               Status::ok);
   }
   ASSERT_EQ(cs.bind(model), Status::ok);

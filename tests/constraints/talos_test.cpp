@@ -46,8 +46,8 @@ TEST(AllocConstraints, TalosSolesToggled) {
     ASSERT_EQ(talus::frame_placement(model, data, f, oMf), Status::ok);
     std::array<talus::LoopAxis<double>, 6> ax;
     for (int k = 0; k < 6; ++k) ax[k].axis = talus::Motion<double>::Unit(k);
-    ASSERT_EQ(cs.add_loop(-1, oMf, model.frames[f].body, model.frames[f].placement, {ax[0], ax[1], ax[2], ax[3], ax[4], ax[5]},
-                          talus::Baumgarte<double>::on()),
+    ASSERT_EQ(cs.add_loop(-1, oMf, model.frames[f].body, model.frames[f].placement,
+                          {ax[0], ax[1], ax[2], ax[3], ax[4], ax[5]}, talus::Baumgarte<double>::on()),
               Status::ok);
   }
   ASSERT_EQ(cs.bind(model), Status::ok);

@@ -16,14 +16,14 @@
 #include <cstring>
 
 #ifndef EXAMPLE_PERIODS
-#define EXAMPLE_PERIODS 300          // loop periods (the test uses 300 on the host, 20 on QEMU)
+#define EXAMPLE_PERIODS 300  // loop periods (the test uses 300 on the host, 20 on QEMU)
 #endif
 #ifndef EXAMPLE_PERIOD_NS
-#define EXAMPLE_PERIOD_NS 1000000    // 1 kHz
+#define EXAMPLE_PERIOD_NS 1000000  // 1 kHz
 #endif
 
 namespace anymal = talus::models::anymal_c;
-using Model = anymal::Model<double>;   // nq = 19, nv = 18
+using Model = anymal::Model<double>;  // nq = 19, nv = 18
 using Feet = talus::ConstraintSet<Model, 12>;
 
 // Everything in static storage: no heap, nothing large on the stack.
@@ -39,7 +39,9 @@ talus::rt::Loop<> loop([] {
 void say(const char* text, long value = 0, const char* unit = nullptr) {  // no printf on the target
   char buf[24], *p = buf + sizeof buf;
   unsigned long u = value < 0 ? 0ul - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
+  // clang-format off
   do *--p = static_cast<char>('0' + u % 10); while (u /= 10);
+  // clang-format on
   if (value < 0) *--p = '-';
   talus::port::log_write(text, std::strlen(text));
   if (unit) {
@@ -65,7 +67,9 @@ int main() {
 
   // The standing pose (anymal.srdf "standing"; quaternion w, x, y, z), at rest.
   Model::ConfigVector q;
+  // clang-format off
   q << 0, 0, 0.528, 1, 0, 0, 0,  -0.1, 0.7, -1.0,  -0.1, -0.7, 1.0,  0.1, 0.7, -1.0,  0.1, -0.7, 1.0;
+  // clang-format on
   const Model::TangentVector v = Model::TangentVector::Zero();
 
   // Standing torque: g(q) = Sᵀτ + Gᵀλ with q̈ = 0. The base rows (6, unactuated) fix λ

@@ -95,8 +95,8 @@ TEST(ReferenceContact, ExactConeBlockHasNoPreferredDirection) {
         max_it = std::max(max_it, rep.cone.iterations);
       }
     }
-    std::printf("%s, block on a plane, 20 pushes: at most %d iterations\n", solver == ContactSolver::pgs ? "PGS" : "ADMM",
-                max_it);
+    std::printf("%s, block on a plane, 20 pushes: at most %d iterations\n",
+                solver == ContactSolver::pgs ? "PGS" : "ADMM", max_it);
   }
 }
 
@@ -151,7 +151,8 @@ TEST(ReferenceContact, ExactConeBlockSlidingGetsKineticFriction) {
           ASSERT_EQ(cp.world_force(0, f), Status::ok);
           EXPECT_TRUE(cp.sliding(0));
           EXPECT_EQ(rep.sliding, 1);
-          EXPECT_NEAR((a - a_exp).norm(), 0.0, 1e-6) << static_cast<int>(solver) << " v " << vang << " F " << fang << " " << push;
+          EXPECT_NEAR((a - a_exp).norm(), 0.0, 1e-6)
+              << static_cast<int>(solver) << " v " << vang << " F " << fang << " " << push;
           EXPECT_NEAR((f - f_exp).norm(), 0.0, 1e-6) << static_cast<int>(solver) << " v " << vang << " F " << fang;
           EXPECT_LE(f.dot(vhat), -mu * kMass * g0 * (1 - 1e-9)) << "friction opposite v_t";
           if (solver != ContactSolver::lemke) {
@@ -255,10 +256,16 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
     if (!inside) continue;
     ++compared;
     talus::ContactReport<double> rl, rp, ra;
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.poly, s.q, v, tau, a_l, with(ContactSolver::lemke), rl), Status::ok);
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a_p, tight(ContactSolver::pgs), rp), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.poly, s.q, v, tau, a_l, with(ContactSolver::lemke),
+                                              rl),
+              Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a_p, tight(ContactSolver::pgs),
+                                              rp),
+              Status::ok);
     const double dp = max_force_diff(*s.poly, *s.exact);
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a_a, tight(ContactSolver::admm), ra), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a_a, tight(ContactSolver::admm),
+                                              ra),
+              Status::ok);
     const double da = max_force_diff(*s.poly, *s.exact);
     EXPECT_NEAR((a_l - a_bil).cwiseAbs().maxCoeff(), 0.0, 1e-8);
     EXPECT_NEAR((a_p - a_l).cwiseAbs().maxCoeff(), 0.0, 1e-7) << trial;
@@ -272,8 +279,8 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
       o.sticking_guess = true;
       M::TangentVector a_g;
       talus::ContactReport<double> rg;
-      ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, solver == ContactSolver::lemke ? *s.poly : *s.exact, s.q, v,
-                                                tau, a_g, o, rg),
+      ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, solver == ContactSolver::lemke ? *s.poly : *s.exact,
+                                                s.q, v, tau, a_g, o, rg),
                 Status::ok);
       EXPECT_EQ(rg.guess, talus::ContactGuess::accepted) << trial << " solver " << static_cast<int>(solver);
       EXPECT_EQ(rg.lcp.pivots + rg.cone.iterations, 0) << trial;
@@ -284,8 +291,9 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
     pivots = std::max(pivots, rl.lcp.pivots);
   }
   EXPECT_GE(compared, 8);
-  std::printf("acceleration level, %d states: Lemke <= %d pivots, PGS <= %d sweeps, ADMM <= %d steps, max difference %.3g\n",
-              compared, pivots, it_pgs, it_admm, worst);
+  std::printf(
+      "acceleration level, %d states: Lemke <= %d pivots, PGS <= %d sweeps, ADMM <= %d steps, max difference %.3g\n",
+      compared, pivots, it_pgs, it_admm, worst);
 
   // an impact built backwards from its impulses Λ (inside both cones) and v⁺ = 0: v⁻ = −H⁻¹GᵀΛ
   M::TangentVector v0 = M::TangentVector::Zero(), vb;
@@ -320,9 +328,15 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
   M::TangentVector tau0 = M::TangentVector::Zero(), v00 = M::TangentVector::Zero(), vl, vp2, va;
   M::ConfigVector ql, qp, qa;
   talus::ContactReport<double> r1, r2, r3;
-  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.poly, s.q, v00, tau0, 1e-3, ql, vl, with(ContactSolver::lemke), r1), Status::ok);
-  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, v00, tau0, 1e-3, qp, vp2, tight(ContactSolver::pgs), r2), Status::ok);
-  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, v00, tau0, 1e-3, qa, va, tight(ContactSolver::admm), r3), Status::ok);
+  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.poly, s.q, v00, tau0, 1e-3, ql, vl,
+                                     with(ContactSolver::lemke), r1),
+            Status::ok);
+  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, v00, tau0, 1e-3, qp, vp2,
+                                     tight(ContactSolver::pgs), r2),
+            Status::ok);
+  ASSERT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, v00, tau0, 1e-3, qa, va,
+                                     tight(ContactSolver::admm), r3),
+            Status::ok);
   bool inside = true;  // the step's impulses inside the circle: then the three answers are one
   for (int k = 0; k < 4; ++k) {
     Vector3<double> f;
@@ -333,8 +347,9 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
     EXPECT_NEAR((vp2 - vl).cwiseAbs().maxCoeff(), 0.0, 1e-7);
     EXPECT_NEAR((va - vl).cwiseAbs().maxCoeff(), 0.0, 1e-7);
   }
-  std::printf("time step from rest, tau = 0: impulses inside the cones: %s; |v+| Lemke %.3g, PGS %d sweeps, ADMM %d steps\n",
-              inside ? "yes" : "no", vl.cwiseAbs().maxCoeff(), r2.cone.iterations, r3.cone.iterations);
+  std::printf(
+      "time step from rest, tau = 0: impulses inside the cones: %s; |v+| Lemke %.3g, PGS %d sweeps, ADMM %d steps\n",
+      inside ? "yes" : "no", vl.cwiseAbs().maxCoeff(), r2.cone.iterations, r3.cone.iterations);
 }
 
 // ---- a box on four corner contacts: redundant (12 rows of rank 6) --------------------------------------
@@ -383,7 +398,9 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
     tau[4] = 0.25 * push * mg;
     const Vector3<double> F(tau[3], tau[4], 0);
     for (int run = 0; run < 6; ++run) {  // each solver from scratch, then with the sticking guess
-      const ContactSolver solver = run % 3 == 0 ? ContactSolver::lemke : run % 3 == 1 ? ContactSolver::pgs : ContactSolver::admm;
+      const ContactSolver solver = run % 3 == 0   ? ContactSolver::lemke
+                                   : run % 3 == 1 ? ContactSolver::pgs
+                                                  : ContactSolver::admm;
       BoxProblem& cp = solver == ContactSolver::lemke ? poly : exact;
       BoxOptions o;
       o.solver = solver;
@@ -402,14 +419,19 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
       }
       EXPECT_NEAR(total.z(), mg, 1e-6 * mg) << push;
       EXPECT_NEAR((total.head<2>() + F.head<2>()).norm(), 0.0, 1e-6 * mg) << push;
-      std::printf("box, push %.2f m g, %s: a = %.2g, total normal %.9g N (m g = %.9g), %d pivots / %d iterations, guess %s\n",
-                  push, solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM",
-                  a.cwiseAbs().maxCoeff(), total.z(), mg, rep.lcp.pivots, rep.cone.iterations, talus::to_string(rep.guess));
+      std::printf(
+          "box, push %.2f m g, %s: a = %.2g, total normal %.9g N (m g = %.9g), %d pivots / %d iterations, guess %s\n",
+          push,
+          solver == ContactSolver::lemke ? "Lemke"
+          : solver == ContactSolver::pgs ? "PGS"
+                                         : "ADMM",
+          a.cwiseAbs().maxCoeff(), total.z(), mg, rep.lcp.pivots, rep.cone.iterations, talus::to_string(rep.guess));
     }
     Box::TangentVector a;
     EXPECT_EQ(talus::forward_dynamics_direct(model, data, *bil, q, v, tau, a), Status::singular);
     talus::ProximalReport<double> prep;
-    ASSERT_EQ(talus::forward_dynamics_proximal(model, data, *bil, q, v, tau, a, talus::ProximalSettings<double>{}, prep),
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, data, *bil, q, v, tau, a, talus::ProximalSettings<double>{},
+                                               prep),
               Status::ok);
     EXPECT_NEAR(a.cwiseAbs().maxCoeff(), 0.0, 1e-9);
     double nz = 0;
@@ -427,7 +449,8 @@ TEST(ConsistencyContact, BoxOnFourRedundantCornersInvariantsAgree) {
     Box::ConfigVector qn;
     Box::TangentVector vn;
     talus::ContactReport<double> rep;
-    ASSERT_EQ(talus::time_step_contact(model, data, cp, q, v, Box::TangentVector::Zero(), h, qn, vn, o, rep), Status::ok);
+    ASSERT_EQ(talus::time_step_contact(model, data, cp, q, v, Box::TangentVector::Zero(), h, qn, vn, o, rep),
+              Status::ok);
     EXPECT_NEAR(vn.cwiseAbs().maxCoeff(), 0.0, 1e-7) << static_cast<int>(solver);
     double pz = 0;
     for (int k = 0; k < 4; ++k) {
@@ -463,7 +486,8 @@ TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
     for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
       BoxProblem cp;
       for (int k = 0; k < 4; ++k)
-        ASSERT_EQ(cp.add_contact(0, corner(k), kZ, mu, 4, solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
+        ASSERT_EQ(cp.add_contact(0, corner(k), kZ, mu, 4,
+                                 solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
                   Status::ok);
       BoxOptions o;
       o.solver = solver;
@@ -474,12 +498,14 @@ TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
       Box::TangentVector a;
       talus::ContactReport<double> rep;
       ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, q, v, tau, a, o, rep), Status::ok)
-          << static_cast<int>(solver) << " " << talus::to_string(cp.failure().reason) << ": " << rep.cone.iterations << " iterations"
-          << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " " << rep.cone.dual_residual
-          << " " << rep.cone.complementarity;
+          << static_cast<int>(solver) << " " << talus::to_string(cp.failure().reason) << ": " << rep.cone.iterations
+          << " iterations"
+          << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " "
+          << rep.cone.dual_residual << " " << rep.cone.complementarity;
       EXPECT_EQ(rep.sliding, 4);
       EXPECT_NEAR(a.head<3>().norm(), 0.0, 1e-6) << "no rotation, solver " << static_cast<int>(solver);
-      EXPECT_NEAR((a.tail<3>() + mu * g0 * vhat).norm(), 0.0, 1e-6) << "a = -mu g vhat, solver " << static_cast<int>(solver);
+      EXPECT_NEAR((a.tail<3>() + mu * g0 * vhat).norm(), 0.0, 1e-6)
+          << "a = -mu g vhat, solver " << static_cast<int>(solver);
       double fn = 0;
       for (int k = 0; k < 4; ++k) {
         Vector3<double> f;
@@ -491,10 +517,14 @@ TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
       EXPECT_NEAR(fn, mg, 1e-6 * mg);
       if (solver == ContactSolver::lemke) a_lemke = a;
       else EXPECT_LE((a - a_lemke).cwiseAbs().maxCoeff(), 1e-6);
-      std::printf("box sliding (v angle %.1f), %s: |a + mu g vhat| = %.2g, %d pivots / %d iterations, residuals %.2g %.2g %.2g\n",
-                  vang, solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM",
-                  (a.tail<3>() + mu * g0 * vhat).norm(), rep.lcp.pivots, rep.cone.iterations, rep.cone.primal_residual,
-                  rep.cone.dual_residual, rep.cone.complementarity);
+      std::printf(
+          "box sliding (v angle %.1f), %s: |a + mu g vhat| = %.2g, %d pivots / %d iterations, residuals %.2g %.2g %.2g\n",
+          vang,
+          solver == ContactSolver::lemke ? "Lemke"
+          : solver == ContactSolver::pgs ? "PGS"
+                                         : "ADMM",
+          (a.tail<3>() + mu * g0 * vhat).norm(), rep.lcp.pivots, rep.cone.iterations, rep.cone.primal_residual,
+          rep.cone.dual_residual, rep.cone.complementarity);
     }
   }
   // one corner, sliding along ±x and ±y: unique answer, Lemke = PGS = ADMM
@@ -505,7 +535,8 @@ TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
     Vector3<double> f_ref = Vector3<double>::Zero();
     for (ContactSolver solver : {ContactSolver::lemke, ContactSolver::pgs, ContactSolver::admm}) {
       BoxProblem cp;
-      ASSERT_EQ(cp.add_contact(0, corner(3), kZ, mu, 4, solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
+      ASSERT_EQ(cp.add_contact(0, corner(3), kZ, mu, 4,
+                               solver == ContactSolver::lemke ? ConeModel::polygon : ConeModel::exact),
                 Status::ok);
       BoxOptions o;
       o.solver = solver;
@@ -523,12 +554,15 @@ TEST(ConsistencyContact, BoxSlidingOnExactCornersDeceleratesAtMuG) {
         a_ref = a;
         f_ref = f;
       } else {
-        EXPECT_LE((a - a_ref).cwiseAbs().maxCoeff(), 1e-8 * (1 + a_ref.cwiseAbs().maxCoeff())) << dirn << " " << static_cast<int>(solver);
+        EXPECT_LE((a - a_ref).cwiseAbs().maxCoeff(), 1e-8 * (1 + a_ref.cwiseAbs().maxCoeff()))
+            << dirn << " " << static_cast<int>(solver);
         EXPECT_LE((f - f_ref).norm(), 1e-8 * mg) << dirn << " " << static_cast<int>(solver);
       }
       std::printf("box on one corner sliding (%d), %s: f_n %.6f N, %d iterations\n", dirn,
-                  solver == ContactSolver::lemke ? "Lemke" : solver == ContactSolver::pgs ? "PGS" : "ADMM", f.z(),
-                  rep.cone.iterations);
+                  solver == ContactSolver::lemke ? "Lemke"
+                  : solver == ContactSolver::pgs ? "PGS"
+                                                 : "ADMM",
+                  f.z(), rep.cone.iterations);
     }
   }
 }
@@ -551,39 +585,47 @@ TEST(ConsistencyContact, ConeSolverRefusalsAndCap) {
   M::TangentVector vs = M::TangentVector::Zero();
   vs[3] = 0.2;  // the base moving along its x: every foot slides
   M::TangentVector a_lemke = M::TangentVector::Zero();
-  ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.poly, s.q, vs, tau, a_lemke, with(ContactSolver::lemke), rep),
+  ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.poly, s.q, vs, tau, a_lemke,
+                                            with(ContactSolver::lemke), rep),
             Status::ok);
   EXPECT_EQ(rep.sliding, 4);
   for (ContactSolver solver : {ContactSolver::pgs, ContactSolver::admm}) {
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, vs, tau, a, tight(solver), rep), Status::ok)
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, vs, tau, a, tight(solver), rep),
+              Status::ok)
         << talus::to_string(s.exact->failure().reason) << ": " << rep.cone.iterations << " iterations"
-          << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " " << rep.cone.dual_residual
-          << " " << rep.cone.complementarity;
+        << " exit " << static_cast<int>(rep.cone.exit) << " res " << rep.cone.primal_residual << " "
+        << rep.cone.dual_residual << " " << rep.cone.complementarity;
     EXPECT_EQ(rep.sliding, 4);
-    EXPECT_LE((a - a_lemke).cwiseAbs().maxCoeff(), 1e-7 * (1 + a_lemke.cwiseAbs().maxCoeff())) << static_cast<int>(solver);
+    EXPECT_LE((a - a_lemke).cwiseAbs().maxCoeff(), 1e-7 * (1 + a_lemke.cwiseAbs().maxCoeff()))
+        << static_cast<int>(solver);
     EXPECT_LE(max_force_diff(*s.exact, *s.poly), 1e-7);
     std::printf("solo12 sliding on 4 exact cones, %s: %d iterations, |a - a_lemke| = %.2g\n",
-                solver == ContactSolver::pgs ? "PGS" : "ADMM", rep.cone.iterations, (a - a_lemke).cwiseAbs().maxCoeff());
+                solver == ContactSolver::pgs ? "PGS" : "ADMM", rep.cone.iterations,
+                (a - a_lemke).cwiseAbs().maxCoeff());
   }
   // ... and the same state steps at velocity level
   M::ConfigVector qn;
-  EXPECT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, vs, tau, 1e-3, qn, a, with(ContactSolver::pgs), rep),
+  EXPECT_EQ(talus::time_step_contact(s.model, *s.data, *s.exact, s.q, vs, tau, 1e-3, qn, a, with(ContactSolver::pgs),
+                                     rep),
             Status::ok);
   // bad cone options and a solver outside the enumerators
   Options bad = with(ContactSolver::pgs);
   bad.cone.max_iterations = 0;
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, bad, rep), Status::invalid_input);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, bad, rep),
+            Status::invalid_input);
   EXPECT_EQ(s.exact->failure().reason, ContactFailureReason::options_invalid);
   EXPECT_EQ(s.exact->failure().option, talus::ContactOption::cone);
   Options odd;
   odd.solver = static_cast<ContactSolver>(7);
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, odd, rep), Status::invalid_input);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, odd, rep),
+            Status::invalid_input);
   // the cap: one iteration at a tolerance no first sweep meets
   Options cap = with(ContactSolver::admm);
   cap.cone.max_iterations = 1;
   cap.cone.relative_tolerance = 1e-15;
   a.setConstant(3);
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, cap, rep), Status::not_converged);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, cap, rep),
+            Status::not_converged);
   EXPECT_EQ(s.exact->failure().reason, ContactFailureReason::not_converged);
   EXPECT_EQ(a, M::TangentVector::Zero());
   for (int k = 0; k < 4; ++k) {

@@ -199,7 +199,8 @@ TEST(ReferenceContact, BlockImpactWithFrictionAndRestitution) {
 TEST(ReferenceContact, PlaneAcceleratingUpPushesWithMTimesGPlusA) {
   const Block model = make_block();
   talus::Data<Block> data;
-  for (talus::ContactSolver solver : {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
+  for (talus::ContactSolver solver :
+       {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
     const bool lemke = solver == talus::ContactSolver::lemke;
     for (double a : {0.0, 3.0, -4.0, -2 * g0}) {
       BlockProblem cp;
@@ -211,8 +212,9 @@ TEST(ReferenceContact, PlaneAcceleratingUpPushesWithMTimesGPlusA) {
       o.solver = solver;
       Block::TangentVector acc;
       talus::ContactReport<double> rep;
-      ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector::Zero(),
-                                                Block::TangentVector::Zero(), acc, o, rep),
+      ASSERT_EQ(talus::forward_dynamics_contact(model, data, cp, Block::ConfigVector::Zero(),
+                                                Block::TangentVector::Zero(), Block::TangentVector::Zero(), acc, o,
+                                                rep),
                 Status::ok);
       BlockProblem::ContactForce f;
       ASSERT_EQ(cp.force(0, f), Status::ok);
@@ -258,7 +260,8 @@ TEST(ReferenceContact, ImpactLeavesAtTargetSeparationVelocity) {
   o.restitution = 3;
   Block::TangentVector vp = Block::TangentVector::Ones();
   talus::ContactReport<double> rep;
-  EXPECT_EQ(talus::impulses_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector(0, 0, -1), vp, o, rep),
+  EXPECT_EQ(talus::impulses_contact(model, data, cp, Block::ConfigVector::Zero(), Block::TangentVector(0, 0, -1), vp, o,
+                                    rep),
             Status::invalid_input);
   EXPECT_TRUE(vp.isZero(0.0));
   EXPECT_EQ(cp.set_target(0, std::numeric_limits<double>::quiet_NaN()), Status::invalid_input);
@@ -352,7 +355,8 @@ TEST(ReferenceContact, ImpactWithBilateralVelocityTarget) {
     target << w;
     Block::TangentVector vp;
     talus::ContactReport<double> rep;
-    ASSERT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, target, vp, BlockOptions{}, rep),
+    ASSERT_EQ(talus::impulses_contact(model, data, cp, cs, Block::ConfigVector::Zero(), vm, target, vp, BlockOptions{},
+                                      rep),
               Status::ok);
     EXPECT_NEAR((vp - Vector3<double>(w, 0, 0)).norm(), 0.0, 1e-12) << w;
     EXPECT_NEAR(cs.lambda(0), kMass * (w - 1), 1e-12) << w;
@@ -397,7 +401,8 @@ TEST(ReferenceContact, RigidTimeStepHasExactlyZeroCfm) {
   const Block model = make_block();
   talus::Data<Block> data;
   const double h = 1e-3, rigid = kMass * g0 * h;
-  for (talus::ContactSolver solver : {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
+  for (talus::ContactSolver solver :
+       {talus::ContactSolver::lemke, talus::ContactSolver::pgs, talus::ContactSolver::admm}) {
     const bool lemke = solver == talus::ContactSolver::lemke;
     for (int variant = 0; variant < 3; ++variant) {  // rigid; rigid with damping; hard but finite
       BlockProblem cp;
@@ -424,7 +429,8 @@ TEST(ReferenceContact, RigidTimeStepHasExactlyZeroCfm) {
         const double cfm = variant == 2 ? 1 / (h * o.stiffness + o.damping) : 0.0;
         const double expected = rigid / (1 + kMass * cfm / h);
         const double tol = lemke || guess ? 1e-14 : 1e-7;  // PGS/ADMM from 0: their tolerance
-        EXPECT_NEAR(p[0] / expected - 1, 0.0, tol) << static_cast<int>(solver) << " variant " << variant << " guess " << guess;
+        EXPECT_NEAR(p[0] / expected - 1, 0.0, tol)
+            << static_cast<int>(solver) << " variant " << variant << " guess " << guess;
         if (variant == 2) {
           EXPECT_GT(std::abs(p[0] / rigid - 1), 1e-9) << "a finite k is not rigid";
         } else {
@@ -462,7 +468,8 @@ struct Solo {
       const auto& F = model.frames[f];
       const Vector3<double> p = data->oMi[F.body].act_point(F.placement.p);
       EXPECT_EQ(cp->add_contact(model, f, Vector3<double>::UnitZ(), mu, edges, ConeModel::polygon, 0.0, p), Status::ok);
-      EXPECT_EQ(bil->add_contact(model, f, {Vector3<double>::UnitZ(), Vector3<double>::UnitX(), Vector3<double>::UnitY()}),
+      EXPECT_EQ(bil->add_contact(model, f,
+                                 {Vector3<double>::UnitZ(), Vector3<double>::UnitX(), Vector3<double>::UnitY()}),
                 Status::ok);
     }
     EXPECT_EQ(bil->bind(model), Status::ok);
@@ -570,7 +577,8 @@ TEST(ConsistencyContact, Solo12LiftedFootHasZeroForceAndSeparates) {
 TEST(ConsistencyContact, BilateralFootAndThreeUnilateralEqualsFourBilateral) {
   Solo s(2.0);
   auto one = std::make_unique<Set>();
-  ASSERT_EQ(one->add_contact(s.model, kFeet[0], {Vector3<double>::UnitZ(), Vector3<double>::UnitX(), Vector3<double>::UnitY()}),
+  ASSERT_EQ(one->add_contact(s.model, kFeet[0],
+                             {Vector3<double>::UnitZ(), Vector3<double>::UnitX(), Vector3<double>::UnitY()}),
             Status::ok);
   ASSERT_EQ(one->bind(s.model), Status::ok);
   ASSERT_EQ(s.cp->set_active(0, false), Status::ok);
@@ -591,7 +599,8 @@ TEST(ConsistencyContact, BilateralFootAndThreeUnilateralEqualsFourBilateral) {
     if (!pushing) continue;
     ++compared;
     talus::ContactReport<double> rep;
-    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, *one, s.q, v, tau, a, Options{}, rep), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.cp, *one, s.q, v, tau, a, Options{}, rep),
+              Status::ok);
     EXPECT_NEAR((a - a_bil).cwiseAbs().maxCoeff(), 0.0, 1e-8) << trial;
     EXPECT_NEAR((bilateral_force(*one, 0) - bilateral_force(*s.bil, 0)).norm(), 0.0, 1e-7);
     EXPECT_EQ(rep.bilateral_rank, 3);
@@ -631,7 +640,8 @@ TEST(ConsistencyContact, Solo12LandingEqualsBilateralImpulseWhenAllPush) {
       for (int k = 0; k < 4; ++k) {
         Vector3<double> f;
         ASSERT_EQ(s.cp->world_force(k, f), Status::ok);  // for impacts: the impulse, N·s
-        EXPECT_NEAR((f - Vector3<double>(L[3 * k + 1], L[3 * k + 2], L[3 * k])).norm(), 0.0, 1e-8) << trial << " foot " << k;
+        EXPECT_NEAR((f - Vector3<double>(L[3 * k + 1], L[3 * k + 2], L[3 * k])).norm(), 0.0, 1e-8)
+            << trial << " foot " << k;
       }
       if (guess) EXPECT_EQ(rep.guess, talus::ContactGuess::accepted) << trial;
       else EXPECT_GT(rep.lcp.pivots, 0);
@@ -717,20 +727,23 @@ TEST(ConsistencyContact, BadInputIsRefusedWithOutputsZero) {
   M::TangentVector a = M::TangentVector::Constant(7);
   talus::ContactReport<double> rep;
   tau[7] = nan;
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, cp, s.q, v, tau, a, Options{}, rep), Status::invalid_input);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, cp, s.q, v, tau, a, Options{}, rep),
+            Status::invalid_input);
   EXPECT_EQ(a, M::TangentVector::Zero());
   tau[7] = 0;
   M::ConfigVector qbad = s.q;
   qbad[3] = 2;  // unnormalised quaternion
   a.setConstant(7);
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, cp, qbad, v, tau, a, Options{}, rep), Status::invalid_input);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, cp, qbad, v, tau, a, Options{}, rep),
+            Status::invalid_input);
   EXPECT_EQ(cp.failure().reason, ContactFailureReason::q_invalid);
   EXPECT_EQ(a, M::TangentVector::Zero());
   Options o;
   o.restitution = 2;
   EXPECT_EQ(talus::impulses_contact(s.model, *s.data, cp, s.q, v, a, o, rep), Status::invalid_input);
   M::ConfigVector qn;
-  EXPECT_EQ(talus::time_step_contact(s.model, *s.data, cp, s.q, v, tau, -1e-3, qn, a, Options{}, rep), Status::invalid_input);
+  EXPECT_EQ(talus::time_step_contact(s.model, *s.data, cp, s.q, v, tau, -1e-3, qn, a, Options{}, rep),
+            Status::invalid_input);
   EXPECT_EQ(qn, M::ConfigVector::Zero());
   ASSERT_EQ(cp.set_friction(0, 0.5, 4), Status::ok);
   EXPECT_EQ(cp.set_friction(7, 0.5, 4), Status::invalid_input);
@@ -739,7 +752,8 @@ TEST(ConsistencyContact, BadInputIsRefusedWithOutputsZero) {
   // an exact cone is for the iterative solvers: Lemke refuses it, naming the contact
   Problem ex;
   ASSERT_EQ(ex.add_contact(s.model, kFeet[0], Vector3<double>::UnitZ(), 0.5, 4, ConeModel::exact), Status::ok);
-  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, ex, s.q, v, tau, a, Options{}, rep), Status::invalid_input);
+  EXPECT_EQ(talus::forward_dynamics_contact(s.model, *s.data, ex, s.q, v, tau, a, Options{}, rep),
+            Status::invalid_input);
   EXPECT_EQ(ex.failure().reason, ContactFailureReason::cone_not_supported);
   EXPECT_EQ(ex.failure().index, 0);
 }
@@ -794,7 +808,8 @@ struct FeetSolve {
     const typename MS::ConfigVector q = in.q.template cast<S>();
     const typename MS::TangentVector v = MS::TangentVector::Zero(), tau = in.tau.template cast<S>();
     Status s;
-    if constexpr (std::is_void_v<Set>) s = talus::forward_dynamics_contact(model, *data, *cp, q, v, tau, ddq, o, report);
+    if constexpr (std::is_void_v<Set>)
+      s = talus::forward_dynamics_contact(model, *data, *cp, q, v, tau, ddq, o, report);
     else s = talus::forward_dynamics_contact(model, *data, *cp, *set, q, v, tau, ddq, o, report);
     for (int i = 0; i < 4; ++i) {
       typename P::ContactForce c;
@@ -824,9 +839,10 @@ TEST(FloatContact, ActiveSetRecoveryFixesLemkeAtReferenceState7) {
   const double plain_x = rel_max(fl.ddq.cast<double>(), ddq_ref), plain_f = rel_max(fl.f, f_ref, 1e-3);
   ASSERT_EQ(fl.solve(in, true), Status::ok);
   const double rec_x = rel_max(fl.ddq.cast<double>(), ddq_ref), rec_f = rel_max(fl.f, f_ref, 1e-3);
-  std::printf("state 7 float vs double: q̈ %.3g -> %.3g, forces %.3g -> %.3g; physical residual %.3g -> %.3g (%d unknowns)\n",
-              plain_x, rec_x, plain_f, rec_f, static_cast<double>(fl.report.recovery.residual_lcp),
-              static_cast<double>(fl.report.recovery.residual), fl.report.recovery.active);
+  std::printf(
+      "state 7 float vs double: q̈ %.3g -> %.3g, forces %.3g -> %.3g; physical residual %.3g -> %.3g (%d unknowns)\n",
+      plain_x, rec_x, plain_f, rec_f, static_cast<double>(fl.report.recovery.residual_lcp),
+      static_cast<double>(fl.report.recovery.residual), fl.report.recovery.active);
   EXPECT_TRUE(fl.report.recovery.applied);
   EXPECT_LE(fl.report.recovery.residual, fl.report.recovery.residual_lcp);
   EXPECT_LT(rec_x, 1e-4) << "float q̈ against double (tolerance of the on-target check: 1.9e-2)";
@@ -872,9 +888,10 @@ TEST(FloatContact, ActiveSetRecoveryWithBilateralRows) {
     EXPECT_LT(ex, 2e-3) << state;
     EXPECT_LT(ef, 2e-3) << state;
   }
-  std::printf("bilateral row present, 20 states: float vs double worst q̈ %.3g (without the recovery %.3g), forces %.3g; "
-              "recovery applied at %d; double with/without %.3g\n",
-              worst_x, worst_plain_x, worst_f, applied, worst_double);
+  std::printf(
+      "bilateral row present, 20 states: float vs double worst q̈ %.3g (without the recovery %.3g), forces %.3g; "
+      "recovery applied at %d; double with/without %.3g\n",
+      worst_x, worst_plain_x, worst_f, applied, worst_double);
   EXPECT_GE(applied, 5);
   EXPECT_LT(worst_double, 1e-12);
 }
@@ -924,7 +941,8 @@ TEST(ConsistencyContact, EachBadInputHasItsOwnReason) {
   for (Level level : {acc, imp, step}) {
     ASSERT_EQ(run(level, v0, tau0, &f0, 1e-3, good), Status::ok) << "the baseline is ok: " << level;
     EXPECT_EQ(cp.failure().option, ContactOption::none);
-    expect("v NaN", run(level, vbad, tau0, &f0, 1e-3, good), ContactFailureReason::v_invalid, ContactOption::none, level);
+    expect("v NaN", run(level, vbad, tau0, &f0, 1e-3, good), ContactFailureReason::v_invalid, ContactOption::none,
+           level);
   }
   for (Level level : {acc, step}) {
     expect("tau beyond magnitude", run(level, v0, taubad, &f0, 1e-3, good), ContactFailureReason::tau_invalid,
@@ -1068,7 +1086,8 @@ TEST(ConsistencyContact, EveryOkCarriesTheResidualItWasAcceptedOn) {
         EXPECT_EQ(r.tolerance, o.lcp.check_tolerance);
         const auto& ws = s.cp->ws;
         const int n = static_cast<int>(ws.q.size());
-        EXPECT_NEAR(r.value, lcp_relative_violation(Eigen::MatrixXd(ws.M), Eigen::VectorXd(ws.q), Eigen::VectorXd(ws.z),
+        EXPECT_NEAR(r.value,
+                    lcp_relative_violation(Eigen::MatrixXd(ws.M), Eigen::VectorXd(ws.q), Eigen::VectorXd(ws.z),
                                            o.lcp.check_tolerance),
                     4 * n * eps);
         worst[0] = std::max(worst[0], r.value / r.tolerance);

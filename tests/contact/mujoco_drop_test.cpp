@@ -122,13 +122,13 @@ bool add_floor_and_feet(const M& model, MjRobot& r, const MjContactParams& p, st
 // What the comparison reads from each engine at the end (talus order, world frame).
 struct Rest {
   M::ConfigVector q;
-  double vmax = 0;               // max |q̇| (rad/s, m/s)
-  Vector3<double> f[4];          // force on each foot (N)
-  Vector3<double> p[4];          // point where it acts
-  Vector3<double> centre[4];     // foot sphere centre (talus: the foot frame origin)
-  Vector3<double> com;           // center of mass
-  std::vector<double> z;         // base height at the marks
-  double seconds = 0;            // wall time of the run
+  double vmax = 0;            // max |q̇| (rad/s, m/s)
+  Vector3<double> f[4];       // force on each foot (N)
+  Vector3<double> p[4];       // point where it acts
+  Vector3<double> centre[4];  // foot sphere centre (talus: the foot frame origin)
+  Vector3<double> com;        // center of mass
+  std::vector<double> z;      // base height at the marks
+  double seconds = 0;         // wall time of the run
 };
 
 // Newton–Euler statics: (|Σf − m g ẑ|, |Σ (p_k − c) × f_k|).
@@ -183,7 +183,8 @@ TEST(ReferenceContact, Solo12DropOnPlaneMatchesMujoco) {
   auto data = std::make_unique<talus::Data<M>>();
   ASSERT_EQ(talus::forward_kinematics(model, *data, q_ref), Status::ok);
   double zfoot = 1e9;
-  for (int f : kFeet) zfoot = std::min(zfoot, data->oMi[model.frames[f].body].act_point(model.frames[f].placement.p).z());
+  for (int f : kFeet)
+    zfoot = std::min(zfoot, data->oMi[model.frames[f].body].act_point(model.frames[f].placement.p).z());
   M::ConfigVector q0 = q_ref;
   q0[2] = prm.radius - zfoot + drop;
 
@@ -335,8 +336,9 @@ TEST(ReferenceContact, Solo12DropOnPlaneMatchesMujoco) {
   }
   const auto [Ft, Tt] = static_residual(rt, mass, g);
   const auto [Fm, Tm] = static_residual(rm, mass, g);
-  std::printf("  statics: |sum f - m g| / m g talus %.2e MuJoCo %.2e; |sum moments| / (m g 0.2 m) talus %.2e MuJoCo %.2e\n",
-              Ft / (mass * g), Fm / (mass * g), Tt / (mass * g * 0.2), Tm / (mass * g * 0.2));
+  std::printf(
+      "  statics: |sum f - m g| / m g talus %.2e MuJoCo %.2e; |sum moments| / (m g 0.2 m) talus %.2e MuJoCo %.2e\n",
+      Ft / (mass * g), Fm / (mass * g), Tt / (mass * g * 0.2), Tm / (mass * g * 0.2));
   std::printf("  max |v| at the end: talus %.2e MuJoCo %.2e\n", rt.vmax, rm.vmax);
 
   // ---- checks (tolerances: file comment) ------------------------------------------------------

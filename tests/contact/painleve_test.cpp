@@ -50,10 +50,10 @@ constexpr double kPi = 3.14159265358979323846;
 using RodTree = talus::Tree<talus::Body<talus::JointPrismaticX, -1>, talus::Body<talus::JointPrismaticZ, 0>,
                             talus::Body<talus::JointRevoluteY, 1>>;
 using Rod = talus::Model<double, RodTree, 2>;
-constexpr double kRodMass = 1.5;                       // m (kg)
-constexpr double kHalf = 0.5;                          // ℓ (m): the rod is 1 m long
+constexpr double kRodMass = 1.5;                                  // m (kg)
+constexpr double kHalf = 0.5;                                     // ℓ (m): the rod is 1 m long
 constexpr double kJ = kRodMass * (2 * kHalf) * (2 * kHalf) / 12;  // = mℓ²/3 (kg·m²)
-constexpr int kLowerEnd = 0, kUpperEnd = 1;            // frames
+constexpr int kLowerEnd = 0, kUpperEnd = 1;                       // frames
 
 Rod make_rod() {
   Rod m;
@@ -64,10 +64,10 @@ Rod make_rod() {
   m.inertia[1] = talus::Inertia<double>(0.0, Vector3<double>::Zero(), talus::Matrix3<double>::Zero());
   // a thin rod along body x: I_xx = 0, I_yy = I_zz = J (only I_yy is reachable by the joints)
   m.inertia[2] = talus::Inertia<double>(kRodMass, Vector3<double>::Zero(), Vector3<double>(0, kJ, kJ).asDiagonal());
-  m.frames[kLowerEnd] = talus::Frame<double>{"lower_end", 2,
-                                             talus::Transform<double>(talus::Matrix3<double>::Identity(), Vector3<double>(kHalf, 0, 0))};
-  m.frames[kUpperEnd] = talus::Frame<double>{"upper_end", 2,
-                                             talus::Transform<double>(talus::Matrix3<double>::Identity(), Vector3<double>(-kHalf, 0, 0))};
+  m.frames[kLowerEnd] = talus::Frame<double>{
+      "lower_end", 2, talus::Transform<double>(talus::Matrix3<double>::Identity(), Vector3<double>(kHalf, 0, 0))};
+  m.frames[kUpperEnd] = talus::Frame<double>{
+      "upper_end", 2, talus::Transform<double>(talus::Matrix3<double>::Identity(), Vector3<double>(-kHalf, 0, 0))};
   return m;
 }
 
@@ -84,7 +84,8 @@ double contact_vn(double th, const Rod::TangentVector& v) { return v[1] - kHalf 
 // The problem: one contact at the lower end, 4-gon with t₁ = +x (orientation −π/2).
 void make_problem(RodProblem& cp, const Rod& model, double mu) {
   cp = RodProblem{};
-  ASSERT_EQ(cp.add_contact(model, kLowerEnd, Vector3<double>::UnitZ(), mu, 4, ConeModel::polygon, -kPi / 2), Status::ok);
+  ASSERT_EQ(cp.add_contact(model, kLowerEnd, Vector3<double>::UnitZ(), mu, 4, ConeModel::polygon, -kPi / 2),
+            Status::ok);
   ASSERT_NEAR((cp.contact(0).t1 - Vector3<double>::UnitX()).norm(), 0.0, 1e-15);
   ASSERT_NEAR((cp.contact(0).t2 - Vector3<double>::UnitY()).norm(), 0.0, 1e-15);
 }
@@ -106,8 +107,8 @@ RodResult rod_acceleration(double theta, const Rod::TangentVector& v, double mu,
   make_problem(cp, model, mu);
   EXPECT_EQ(cp.set_mode(0, mode), Status::ok);
   RodResult r;
-  r.s = talus::forward_dynamics_contact(model, data, cp, rod_q(theta), v, Rod::TangentVector::Zero(), r.out, RodOptions{},
-                                        r.report);
+  r.s = talus::forward_dynamics_contact(model, data, cp, rod_q(theta), v, Rod::TangentVector::Zero(), r.out,
+                                        RodOptions{}, r.report);
   r.failure = cp.failure();
   EXPECT_EQ(cp.world_force(0, r.f), Status::ok);
   EXPECT_EQ(cp.force(0, r.local), Status::ok);
@@ -205,8 +206,9 @@ TEST(ReferenceContact, PainleveRodWithoutAccelerationSolutionReturnsSingular) {
     EXPECT_LT(ef, 1e-10 * e.fn) << mu;
     // the end stays on the plane: a_n = z̈ − ℓc θ̈ (θ̇ = 0) = 0
     EXPECT_NEAR(r.out[1] - kHalf * std::cos(th) * r.out[2], 0.0, 1e-10 * e.fn) << mu;
-    std::printf("Painlevé consistent, tanθ = 2, μ = %.2f: d = %.4g 1/kg, f_n = %.6g N (= %.4g m g), |Δq̈| = %.3g, |Δf|/f_n = %.3g\n",
-                mu, e.d, e.fn, e.fn / (kRodMass * kG), ea, ef / e.fn);
+    std::printf(
+        "Painlevé consistent, tanθ = 2, μ = %.2f: d = %.4g 1/kg, f_n = %.6g N (= %.4g m g), |Δq̈| = %.3g, |Δf|/f_n = %.3g\n",
+        mu, e.d, e.fn, e.fn / (kRodMass * kG), ea, ef / e.fn);
   }
   EXPECT_NEAR(sliding_answer(th, 0, 1.0, 1, kG / (2.0 / (5 * kRodMass))).fn, 2.5 * kRodMass * kG, 1e-12);
   // inconsistent side: μ > 4/3, d < 0 and b = −g < 0: no f_n ≥ 0 at all. Lemke's path ends on
@@ -223,9 +225,10 @@ TEST(ReferenceContact, PainleveRodWithoutAccelerationSolutionReturnsSingular) {
     EXPECT_EQ(r.out, Rod::TangentVector::Zero()) << "q̈ zero after a failed solve";
     EXPECT_EQ(r.f, Vector3<double>::Zero()) << "force zero after a failed solve";
     EXPECT_EQ(r.local, RodProblem::ContactForce::Zero());
-    std::printf("Painlevé inconsistent, tanθ = 2, μ = %.2f: d = %.4g 1/kg, b = %.3g: status %s, reason %s, lcp exit %d (ray = %d), attempts %d\n",
-                mu, sliding_answer(th, 0, mu, 1, 0).d, -kG, talus::to_string(r.s), talus::to_string(r.failure.reason),
-                static_cast<int>(r.report.lcp.exit), static_cast<int>(talus::LcpExit::ray), r.report.lcp.attempts);
+    std::printf(
+        "Painlevé inconsistent, tanθ = 2, μ = %.2f: d = %.4g 1/kg, b = %.3g: status %s, reason %s, lcp exit %d (ray = %d), attempts %d\n",
+        mu, sliding_answer(th, 0, mu, 1, 0).d, -kG, talus::to_string(r.s), talus::to_string(r.failure.reason),
+        static_cast<int>(r.report.lcp.exit), static_cast<int>(talus::LcpExit::ray), r.report.lcp.attempts);
   }
   // the same μ = 2 sliding the other way (σ = −1): d = (8 + 12)/(5m) = 4/m > 0, f_n = m g/4
   {
@@ -284,9 +287,10 @@ TEST(ReferenceContact, PainleveRodNonUniqueSideReturnsOneOfTheTwoAnswers) {
   const double e_lift = std::max((r.out - lift.a).cwiseAbs().maxCoeff(), r.f.norm());
   const double e_push =
       std::max((r.out - push.a).cwiseAbs().maxCoeff(), (r.f - Vector3<double>(-mu * push.fn, 0, push.fn)).norm());
-  std::printf("Painlevé non-unique, tanθ = 2, μ = 2, θ̇ = 5: b = %.6g, d = %.4g; lift-off error %.3g, pushing (f_n = %.6g N) error %.3g; status %s, lcp exit %d (trivial = %d)\n",
-              lift.b, lift.d, e_lift, push.fn, e_push, talus::to_string(r.s), static_cast<int>(r.report.lcp.exit),
-              static_cast<int>(talus::LcpExit::trivial));
+  std::printf(
+      "Painlevé non-unique, tanθ = 2, μ = 2, θ̇ = 5: b = %.6g, d = %.4g; lift-off error %.3g, pushing (f_n = %.6g N) error %.3g; status %s, lcp exit %d (trivial = %d)\n",
+      lift.b, lift.d, e_lift, push.fn, e_push, talus::to_string(r.s), static_cast<int>(r.report.lcp.exit),
+      static_cast<int>(talus::LcpExit::trivial));
   EXPECT_LT(std::min(e_lift, e_push), 1e-10) << "one of the two analytic answers";
   EXPECT_LT(e_lift, 1e-10) << "q = b > 0: Lemke's trivial answer z = 0";
   EXPECT_EQ(r.report.lcp.exit, talus::LcpExit::trivial);
@@ -315,7 +319,8 @@ struct ImpactAnswer {
 };
 ImpactAnswer impact_answer(double th, const Rod::TangentVector& vm, double pt, double pn) {
   const double c = std::cos(th), s = std::sin(th);
-  return {pt, pn, Rod::TangentVector(vm[0] + pt / kRodMass, vm[1] + pn / kRodMass, vm[2] - kHalf * (s * pt + c * pn) / kJ)};
+  return {pt, pn,
+          Rod::TangentVector(vm[0] + pt / kRodMass, vm[1] + pn / kRodMass, vm[2] - kHalf * (s * pt + c * pn) / kJ)};
 }
 constexpr double kImpactTheta = kPi / 6;
 const Rod::TangentVector kImpactV(0.4, -1.0, 0.6);
@@ -373,8 +378,9 @@ TEST(ReferenceContact, PainleveRodFrictionalImpactSticksOrSlides) {
     const double ev = (r.out - e.v).cwiseAbs().maxCoeff();
     const double ep = (Vector3<double>(r.f.x(), 0, r.f.z()) - Vector3<double>(e.pt, 0, e.pn)).norm();
     worst = std::max(worst, std::max(ev, ep));
-    std::printf("rod impact, mu = %.2f (sticks): v+ = (%.9g, %.9g, %.9g), P = (%.9g, %.3g, %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
-                mu, e.v[0], e.v[1], e.v[2], r.f.x(), r.f.y(), r.f.z(), ev, ep);
+    std::printf(
+        "rod impact, mu = %.2f (sticks): v+ = (%.9g, %.9g, %.9g), P = (%.9g, %.3g, %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
+        mu, e.v[0], e.v[1], e.v[2], r.f.x(), r.f.y(), r.f.z(), ev, ep);
     EXPECT_LT(ev, 1e-10);
     EXPECT_LT(ep, 1e-10);
     EXPECT_NEAR(contact_vt(th, r.out), 0.0, 1e-10) << "the solver's regime: sticking (v_t⁺ = 0)";
@@ -401,8 +407,9 @@ TEST(ReferenceContact, PainleveRodFrictionalImpactSticksOrSlides) {
     const double ev = (r.out - e.v).cwiseAbs().maxCoeff();
     const double ep = (r.f - Vector3<double>(e.pt, 0, e.pn)).norm();
     worst = std::max(worst, std::max(ev, ep));
-    std::printf("rod impact, mu = %.2f (slides): v_t+ = %.9g, v+ = (%.9g, %.9g, %.9g), P = (%.9g, %.3g, %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
-                mu, vtp, e.v[0], e.v[1], e.v[2], r.f.x(), r.f.y(), r.f.z(), ev, ep);
+    std::printf(
+        "rod impact, mu = %.2f (slides): v_t+ = %.9g, v+ = (%.9g, %.9g, %.9g), P = (%.9g, %.3g, %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
+        mu, vtp, e.v[0], e.v[1], e.v[2], r.f.x(), r.f.y(), r.f.z(), ev, ep);
     EXPECT_LT(ev, 1e-10);
     EXPECT_LT(ep, 1e-10);
     EXPECT_GT(contact_vt(th, r.out), 0.5) << "the solver's regime: sliding in +x";
@@ -423,8 +430,9 @@ TEST(ReferenceContact, PainleveRodImpactWithRestitution) {
   ASSERT_EQ(r.s, Status::ok);
   const double ev = (r.out - e.v).cwiseAbs().maxCoeff();
   const double ep = (r.f - Vector3<double>(0, 0, e.pn)).norm();
-  std::printf("rod impact, frictionless, e = 0.5: P_n = %.12g N·s, v_n+ = %.9g (-e v_n- = %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
-              e.pn, contact_vn(th, r.out), -rest * vn, ev, ep);
+  std::printf(
+      "rod impact, frictionless, e = 0.5: P_n = %.12g N·s, v_n+ = %.9g (-e v_n- = %.9g); |Δv+| = %.3g, |ΔP| = %.3g\n",
+      e.pn, contact_vn(th, r.out), -rest * vn, ev, ep);
   EXPECT_LT(ev, 1e-10);
   EXPECT_LT(ep, 1e-10);
   EXPECT_NEAR(contact_vn(th, r.out), -rest * vn, 1e-10);

@@ -182,8 +182,8 @@ bool parse_origin(const std::string& elem_text, Pose& pose) {
 struct UrdfLink {
   std::string name;
   double mass = 0;
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();     // link frame
-  Eigen::Matrix3d I_c = Eigen::Matrix3d::Zero();     // about the CoM, link axes
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();  // link frame
+  Eigen::Matrix3d I_c = Eigen::Matrix3d::Zero();  // about the CoM, link axes
   bool removed = false;
 };
 
@@ -394,8 +394,8 @@ bool read_file(const std::string& path, std::string& out) {
 
 }  // namespace
 
-bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, bool balance_inertia,
-                             std::string& out, std::string& err) {
+bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, bool balance_inertia, std::string& out,
+                             std::string& err) {
   std::string s = strip_comments(urdf_text);
   for (const char* tag : {"visual", "collision", "gazebo", "transmission"})
     if (!strip_element(s, tag, err)) return false;
@@ -472,8 +472,8 @@ bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, b
     o << j.rest << "</joint>\n";
   }
   if (floating_base)
-    o << "  <joint name=\"root_joint\" type=\"floating\">\n    <parent link=\"world\"/>\n    <child link=\""
-      << roots[0] << "\"/>\n  </joint>\n";
+    o << "  <joint name=\"root_joint\" type=\"floating\">\n    <parent link=\"world\"/>\n    <child link=\"" << roots[0]
+      << "\"/>\n  </joint>\n";
   o << "</robot>\n";
   out = o.str();
   return true;
@@ -564,7 +564,8 @@ void mujoco_pipeline(MjRobot& r, const mjtNum* qpos, const mjtNum* qvel, const m
 // inertias and body/joint placements of the first model are copied back (model constants
 // MuJoCo allows to change) and mj_setConst recomputes what depends on them; the test checks
 // the mass matrix against talus's afterwards.
-bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p, std::string& err) {
+bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p,
+                           std::string& err) {
   const char* tmp_env = std::getenv("TMPDIR");
   std::string dir_template = std::string(tmp_env && *tmp_env ? tmp_env : "/tmp") + "/talus_mjscene_XXXXXX";
   std::vector<char> dir_buf(dir_template.begin(), dir_template.end());
@@ -591,9 +592,9 @@ bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, con
     ss << in.rdbuf();
     xml = ss.str();
   }
-  const std::string contact = " friction=\"" + fmt17(p.mu) + " 0 0\" condim=\"3\" solref=\"" + fmt17(p.solref[0]) + " " +
-                              fmt17(p.solref[1]) + "\" solimp=\"" + fmt17(p.solimp[0]) + " " + fmt17(p.solimp[1]) + " " +
-                              fmt17(p.solimp[2]) + "\"";
+  const std::string contact = " friction=\"" + fmt17(p.mu) + " 0 0\" condim=\"3\" solref=\"" + fmt17(p.solref[0]) +
+                              " " + fmt17(p.solref[1]) + "\" solimp=\"" + fmt17(p.solimp[0]) + " " +
+                              fmt17(p.solimp[1]) + " " + fmt17(p.solimp[2]) + "\"";
   std::size_t at = xml.find("<worldbody>");
   if (at == std::string::npos) {
     err = "no <worldbody> in the saved MJCF";
@@ -625,7 +626,8 @@ bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, con
     err = std::string("mj_loadXML: ") + error;
     return false;
   }
-  if (m->nbody != r.m->nbody || m->njnt != r.m->njnt || m->nv != r.m->nv || m->ngeom != static_cast<int>(spheres.size()) + 1) {
+  if (m->nbody != r.m->nbody || m->njnt != r.m->njnt || m->nv != r.m->nv ||
+      m->ngeom != static_cast<int>(spheres.size()) + 1) {
     err = "the scene's tree differs from the robot's";
     mj_deleteModel(m);
     return false;

@@ -57,8 +57,8 @@ struct MjRobot {
 /// Copy of `urdf_text` prepared for MuJoCo (see the file comment). Returns false and fills
 /// err if the text is not a URDF that can be prepared (no <robot>, not one root link, a joint
 /// naming a missing link, a floating base asked for a URDF that has a "world" link, ...).
-bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, bool balance_inertia,
-                             std::string& out, std::string& err);
+bool prepare_urdf_for_mujoco(const std::string& urdf_text, bool floating_base, bool balance_inertia, std::string& out,
+                             std::string& err);
 
 /// Loads `urdf_path` into out.m / out.d via a temporary prepared copy (deleted afterwards).
 /// On error returns false and fills err (out is left empty). balance_inertia: MuJoCo's
@@ -85,7 +85,8 @@ struct MjSphere {
 /// Adds to r's robot (from load_mujoco) a plane z = 0 in the world body and the spheres, the
 /// only geoms that collide (spheres contype 1 / conaffinity 0, floor 0 / 1: sphere–floor pairs
 /// only); r.m / r.d become the new scene (call bind_names again). Details in the .cpp.
-bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p, std::string& err);
+bool add_floor_and_spheres(MjRobot& r, const std::vector<MjSphere>& spheres, const MjContactParams& p,
+                           std::string& err);
 
 /// The plain dynamics pieces of mj_forward, without passive (damping, springs) or constraint
 /// forces: mj_kinematics, mj_comPos, mj_crb, mj_factorM, mj_comVel, mj_rne(flg_acc = 0).
@@ -154,7 +155,7 @@ bool bind_names(const Model& model, MjRobot& r, std::string& err) {
       }
       const int t = r.m->jnt_type[j];
       const bool ok = is_ball_joint<Model>(i) ? t == mjJNT_BALL
-                                               : (Tree::joint_nq[i] == 1 && (t == mjJNT_HINGE || t == mjJNT_SLIDE));
+                                              : (Tree::joint_nq[i] == 1 && (t == mjJNT_HINGE || t == mjJNT_SLIDE));
       if (!ok) {
         err = std::string("bind_names: MuJoCo joint '") + jname + "' has another type than talus body " +
               std::to_string(i) + "'s joint";

@@ -127,7 +127,8 @@ bool aba_backward(const ModelT& model, Data<ModelT>& data, const T& tau) {
 /// a_world. Writes data.ddq and data.a_gf. Without Bias and with a_world = 0 this is the
 /// response H⁻¹ τ to generalised forces τ whose reduced form is u.
 template <bool Bias, class ModelT, class U>
-void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u, const Motion<typename ModelT::Scalar>& a_world) {
+void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u,
+                       const Motion<typename ModelT::Scalar>& a_world) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   static_for<ModelT::nb>([&](auto i) {
@@ -138,7 +139,8 @@ void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u, cons
     constexpr int iv = Tree::idx_v[I];
     Motion<S> ap = data.liMi[I].inverse_act_motion(P < 0 ? a_world : data.a_gf[P]);
     if constexpr (Bias) ap += data.c[I];
-    const Eigen::Matrix<S, nvi, 1> qdd = data.Dinv[I].template topLeftCorner<nvi, nvi>() *
+    const Eigen::Matrix<S, nvi, 1> qdd =
+        data.Dinv[I].template topLeftCorner<nvi, nvi>() *
         (u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
     data.ddq.template segment<nvi>(iv) = qdd;
     data.a_gf[I] = ap + J::template motion<S>(model.axis[I], qdd);
@@ -148,7 +150,9 @@ void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u, cons
 template <bool WithFext, class ModelT, class Q, class V, class T>
 Status aba_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, const T& tau,
                 const ExternalForces<ModelT>* fext) {
-  static_for<ModelT::nb>([&](auto i) { aba_forward_body<decltype(i)::value, false, WithFext>(model, data, q, v, fext); });
+  static_for<ModelT::nb>([&](auto i) {
+    aba_forward_body<decltype(i)::value, false, WithFext>(model, data, q, v, fext);
+  });
   if (!aba_backward<true>(model, data, tau)) {
     data.ddq.setZero();
     return Status::singular;

@@ -22,8 +22,7 @@ Status compute_joint_jacobians(const ModelT& model, Data<ModelT>& data, const Ei
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     using Jt = typename Tree::template Joint<I>;
-    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) =
-        Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
+    data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
   });
   return Status::ok;
 }
@@ -51,16 +50,12 @@ void frame_jacobian_from_columns(const Data<ModelT>& data, int body, const Trans
   for_each_supporting_dof<ModelT>(body, [&](int k) {
     const Motion<S> c = data.J.col(k);
     switch (rf) {
-      case ReferenceFrame::world:
-        J.col(k) = c;
-        break;
+      case ReferenceFrame::world: J.col(k) = c; break;
       case ReferenceFrame::local_world_aligned:
         J.col(k).template head<3>() = c.template head<3>();
         J.col(k).template tail<3>() = c.template tail<3>() - oMf.p.cross(c.template head<3>());
         break;
-      case ReferenceFrame::local:
-        J.col(k) = oMf.inverse_act_motion(c);
-        break;
+      case ReferenceFrame::local: J.col(k) = oMf.inverse_act_motion(c); break;
     }
   });
 }

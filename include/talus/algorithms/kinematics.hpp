@@ -29,7 +29,8 @@ TALUS_INLINE void update_placement(const ModelT& model, Data<ModelT>& data, cons
   using Tree = typename ModelT::Tree;
   using J = typename Tree::template Joint<I>;
   constexpr int P = Tree::parent[I];
-  data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
+  data.liMi[I] =
+      J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
   if constexpr (World) {
     if constexpr (P < 0) data.oMi[I] = data.liMi[I];
     else data.oMi[I] = data.oMi[P] * data.liMi[I];
@@ -100,10 +101,14 @@ inline bool reference_frame_valid(ReferenceFrame rf) {
 }
 
 template <class ModelT>
-bool frame_id_valid(int frame) { return frame >= 0 && frame < ModelT::nframes; }
+bool frame_id_valid(int frame) {
+  return frame >= 0 && frame < ModelT::nframes;
+}
 
 template <class ModelT>
-bool body_id_valid(int body) { return body >= -1 && body < ModelT::nb; }  // −1: the world
+bool body_id_valid(int body) {
+  return body >= -1 && body < ModelT::nb;
+}  // −1: the world
 
 /// `out` zero unless s is ok and out is finite; returns s, or overflow.
 template <class Out>
@@ -127,10 +132,8 @@ Status finish_output(Status s, Transform<S>& out) {
 template <class S>
 Motion<S> express_motion(const Transform<S>& oMb, const Transform<S>& bMf, const Motion<S>& m_b, ReferenceFrame rf) {
   switch (rf) {
-    case ReferenceFrame::local:
-      return bMf.inverse_act_motion(m_b);
-    case ReferenceFrame::world:
-      return oMb.act_motion(m_b);
+    case ReferenceFrame::local: return bMf.inverse_act_motion(m_b);
+    case ReferenceFrame::world: return oMb.act_motion(m_b);
     case ReferenceFrame::local_world_aligned:
     default: {
       // world axes, reference point at the frame origin
@@ -158,7 +161,8 @@ Status frame_motion_of(const ModelT& model, const Data<ModelT>& data, int frame,
 
 /// oMf: placement of frame `frame` in world.
 template <class ModelT>
-Status frame_placement(const ModelT& model, const Data<ModelT>& data, int frame, Transform<typename ModelT::Scalar>& oMf) {
+Status frame_placement(const ModelT& model, const Data<ModelT>& data, int frame,
+                       Transform<typename ModelT::Scalar>& oMf) {
   if (!detail::frame_id_valid<ModelT>(frame)) return detail::finish_output(Status::invalid_input, oMf);
   const Frame<typename ModelT::Scalar>& F = model.frames[frame];
   oMf = F.body < 0 ? F.placement : data.oMi[F.body] * F.placement;
@@ -224,8 +228,9 @@ Status point_velocity(const ModelT&, const Data<ModelT>& data, int body, const V
 
 /// Classical acceleration (p̈) of a body point, world axes or body axes (local).
 template <class ModelT>
-Status point_acceleration(const ModelT&, const Data<ModelT>& data, int body, const Vector3<typename ModelT::Scalar>& p_body,
-                          ReferenceFrame rf, Vector3<typename ModelT::Scalar>& out) {
+Status point_acceleration(const ModelT&, const Data<ModelT>& data, int body,
+                          const Vector3<typename ModelT::Scalar>& p_body, ReferenceFrame rf,
+                          Vector3<typename ModelT::Scalar>& out) {
   using S = typename ModelT::Scalar;
   out.setZero();
   if (!detail::body_id_valid<ModelT>(body) || !detail::point_valid(p_body) || !detail::reference_frame_valid(rf))

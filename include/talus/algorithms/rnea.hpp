@@ -45,7 +45,8 @@ void rnea_backward(const ModelT& model, Data<ModelT>& data) {
 /// constrained system (constraint_quantities.hpp).
 template <int I, int Level, bool WithFext, class ModelT, class V, class A>
 TALUS_INLINE void rnea_forward_body(const ModelT& model, Data<ModelT>& data, const V& v, const A& a,
-                                    const ExternalForces<ModelT>* fext, const Motion<typename ModelT::Scalar>& a_world) {
+                                    const ExternalForces<ModelT>* fext,
+                                    const Motion<typename ModelT::Scalar>& a_world) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   constexpr int P = Tree::parent[I];

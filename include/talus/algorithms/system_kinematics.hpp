@@ -26,8 +26,8 @@ struct FrameMotion {
 };
 
 template <class ModelT>
-FrameMotion<typename ModelT::Scalar> frame_motion(const Data<ModelT>& data, int b, const Transform<typename ModelT::Scalar>& bMf,
-                                                  bool with_motion) {
+FrameMotion<typename ModelT::Scalar> frame_motion(const Data<ModelT>& data, int b,
+                                                  const Transform<typename ModelT::Scalar>& bMf, bool with_motion) {
   using S = typename ModelT::Scalar;
   FrameMotion<S> m;
   if (b < 0) {
@@ -65,7 +65,6 @@ void kinematics_with_world_jacobian(const ModelT& model, Data<ModelT>& data, con
     data.J.template middleCols<Jt::nv>(Tree::idx_v[I]) = Jt::template motion_subspace_in<S>(data.oMi[I], model.axis[I]);
   });
 }
-
 
 /// The forward pass of the whole constrained system in one sweep over the tree (each body's
 /// placement computed once, not three times as by crba, rnea and constraint_pass in turn):

@@ -60,7 +60,9 @@ void weighted_min_norm(ConstraintSet<ModelT, MR, MC>& cs, const W& winv, const R
 
 /// Weight that pins a coordinate in assemble_q / assemble_qdot: it does not move at all.
 template <class S = double>
-constexpr S assembly_pinned() { return std::numeric_limits<S>::infinity(); }
+constexpr S assembly_pinned() {
+  return std::numeric_limits<S>::infinity();
+}
 
 namespace detail {
 /// Weights are costs of moving each coordinate: finite, within [1/input_limits::magnitude,
@@ -101,8 +103,8 @@ Status assemble_q(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT,
   using CV = typename ModelT::ConfigVector;
   AssemblyReport<S> rep;
   Status s = detail::check_assembly_inputs(model, cs, q_guess, static_cast<const TV*>(nullptr), weights);
-  if (s == Status::ok && !(options.tolerance > S(0) && options.tolerance <= S(input_limits::position) &&
-                           options.max_iterations >= 0))
+  if (s == Status::ok &&
+      !(options.tolerance > S(0) && options.tolerance <= S(input_limits::position) && options.max_iterations >= 0))
     s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
   if (s != Status::ok) {
     q.setZero();
@@ -115,7 +117,8 @@ Status assemble_q(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT,
   TV delta = TV::Zero();
   s = Status::not_converged;
   for (int it = 0;; ++it) {
-    if (!detail::constraint_pass(model, data, cs, qk, TV::Zero(), detail::pass_jacobian | detail::pass_position_error)) {
+    if (!detail::constraint_pass(model, data, cs, qk, TV::Zero(),
+                                 detail::pass_jacobian | detail::pass_position_error)) {
       s = Status::invalid_input;  // a custom constraint gave a non-finite value
       break;
     }
@@ -148,7 +151,8 @@ template <class ModelT, int MR, int MC, class Q, class V0, class Wt, class Out>
 Status assemble_qdot(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                      const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V0>& v_guess,
                      const Eigen::MatrixBase<Wt>& weights, Out& v) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::assemble_qdot: v must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(),
+                "talus::assemble_qdot: v must have nv rows (Model::TangentVector)");
   using TV = typename ModelT::TangentVector;
   Status s = detail::check_assembly_inputs(model, cs, q, &v_guess.derived(), weights);
   TV result = TV::Zero();

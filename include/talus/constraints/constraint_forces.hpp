@@ -24,7 +24,7 @@ namespace talus {
 
 template <class S>
 struct ConstraintWrench {
-  int count = 0;               ///< bodies involved (0, 1 or 2)
+  int count = 0;  ///< bodies involved (0, 1 or 2)
   int body[2] = {-1, -1};
   Force<S> force[2] = {Force<S>::Zero(), Force<S>::Zero()};
 };
@@ -34,8 +34,9 @@ template <class ModelT, int MR, int MC, class W, std::size_t N>
 Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const ConstraintSet<ModelT, MR, MC>& cs,
                            ReferenceFrame rf, std::array<W, N>& out) {
   using S = typename ModelT::Scalar;
-  static_assert(std::is_same_v<W, ConstraintWrench<S>> && N == static_cast<std::size_t>(MC),
-                "talus::constraint_wrenches: out must be std::array<ConstraintWrench<S>, MaxConstraints> (one per constraint)");
+  static_assert(
+      std::is_same_v<W, ConstraintWrench<S>> && N == static_cast<std::size_t>(MC),
+      "talus::constraint_wrenches: out must be std::array<ConstraintWrench<S>, MaxConstraints> (one per constraint)");
   auto fail = [&out](Status s) {
     for (auto& w : out) w = ConstraintWrench<S>{};
     return s;
@@ -61,7 +62,8 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
       }
       case ConstraintKind::contact_6d: {
         const Transform<S>& oMb = data.oMi[e.body[0]];
-        const Matrix3<S> R = e.rows6d == ContactFrame6D::local ? Matrix3<S>(oMb.R * e.frame[0].R) : Matrix3<S>::Identity();
+        const Matrix3<S> R = e.rows6d == ContactFrame6D::local ? Matrix3<S>(oMb.R * e.frame[0].R)
+                                                               : Matrix3<S>::Identity();
         const Vector3<S> n = R * Vector3<S>(cs.lambda.template segment<3>(r));
         const Vector3<S> f = R * Vector3<S>(cs.lambda.template segment<3>(r + 3));
         const Vector3<S> p = oMb.act_point(e.frame[0].p);

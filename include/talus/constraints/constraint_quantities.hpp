@@ -183,12 +183,14 @@ bool constraint_pass(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mode
 /// The checks every constraint function and solver runs first; records why it refuses
 /// (cs.failure()), and clears the record when the inputs are fine.
 template <class ModelT, int MR, int MC, class Q, class... V>
-Status check_constraint_inputs(const ModelT& model, const ConstraintSet<ModelT, MR, MC>& cs, const Q& q, const V&... v) {
+Status check_constraint_inputs(const ModelT& model, const ConstraintSet<ModelT, MR, MC>& cs, const Q& q,
+                               const V&... v) {
   using S = typename ModelT::Scalar;
   if (!cs.bound()) return cs.record_failure(Status::invalid_input, FailureReason::set_not_bound);
   if (!(cs.ws.pivot_tolerance >= S(0) && cs.ws.pivot_tolerance <= S(1)))
     return cs.record_failure(Status::invalid_input, FailureReason::pivot_tolerance_invalid);
-  if (check_configuration(model, q) != Status::ok) return cs.record_failure(Status::invalid_input, FailureReason::q_invalid);
+  if (check_configuration(model, q) != Status::ok)
+    return cs.record_failure(Status::invalid_input, FailureReason::q_invalid);
   if (!(tangent_input_valid<ModelT>(v) && ...))  // what check_inputs does after q (not checked twice)
     return cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
   return cs.succeed();
@@ -256,8 +258,9 @@ Status compute_constraint_gamma(const ModelT& model, Data<ModelT>& data, Constra
 template <class ModelT, int MR, int MC, class Q, class Out>
 Status compute_position_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, Out& err) {
-  static_assert(detail::holds_rows_up_to<Out, MR>(),
-                "talus::compute_position_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
+  static_assert(
+      detail::holds_rows_up_to<Out, MR>(),
+      "talus::compute_position_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
   Status s = compute_constraint_jacobian(model, data, cs, q);
   err = cs.position_error;  // zero on failure
   return s;
@@ -268,8 +271,9 @@ Status compute_position_errors(const ModelT& model, Data<ModelT>& data, Constrai
 template <class ModelT, int MR, int MC, class Q, class V, class Out>
 Status compute_velocity_errors(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, Out& err) {
-  static_assert(detail::holds_rows_up_to<Out, MR>(),
-                "talus::compute_velocity_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
+  static_assert(
+      detail::holds_rows_up_to<Out, MR>(),
+      "talus::compute_velocity_errors: err must be a resizable vector of up to MaxRows rows (the set's RowVector)");
   Status s = compute_constraint_gamma(model, data, cs, q, v);
   err = cs.velocity_error;
   return s;
@@ -336,9 +340,10 @@ Status anchor_contacts(const ModelT& model, Data<ModelT>& data, ConstraintSet<Mo
     if (index != -1 ? c != index : !(cs.is_active(c) && is_contact(c))) continue;
     const auto& e = cs.constraint(c);
     const Transform<S>& oMb = data.oMi[e.body[0]];
-    const Status s = e.kind == ConstraintKind::contact
-                         ? cs.set_contact_anchor(c, oMb.act_point(e.point))
-                         : cs.set_contact_placement(c, Transform<S>(Matrix3<S>(oMb.R * e.frame[0].R), oMb.act_point(e.frame[0].p)));
+    const Status s =
+        e.kind == ConstraintKind::contact
+            ? cs.set_contact_anchor(c, oMb.act_point(e.point))
+            : cs.set_contact_placement(c, Transform<S>(Matrix3<S>(oMb.R * e.frame[0].R), oMb.act_point(e.frame[0].p)));
     if (s != Status::ok) return s;  // beyond input_limits::position (recorded)
   }
   return cs.succeed();

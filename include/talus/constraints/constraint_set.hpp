@@ -92,32 +92,32 @@ enum class ContactFrame6D : unsigned char {
 /// Why a constraint call failed (ConstraintFailure::reason).
 enum class FailureReason : unsigned char {
   none = 0,
-  set_not_bound,           ///< a solve on a set that bind() has not accepted
-  set_already_bound,       ///< add_* after bind(): call unbind() first
-  too_many_rows,           ///< add_*: the set's MaxRows would be exceeded
-  too_many_constraints,    ///< add_*: the set's MaxConstraints would be exceeded
-  axis_count,              ///< add_*: 1–3 normals, 1–6 loop axes, 1–6 custom rows
-  zero_axis,               ///< add_*: an axis or normal is zero or NaN
-  frame_out_of_range,      ///< add_contact(model, frame, ...): not a frame of the model
-  model_invalid,           ///< bind: check_model refused the model
-  body_out_of_range,       ///< a body id outside the model (a contact needs a moving body)
-  point_invalid,           ///< contact point or anchor not finite or beyond input_limits::position
-  placement_invalid,       ///< a loop or 6D-contact frame is not a rigid transform within limits
-  normal_not_unit,         ///< a contact normal with |‖n‖ − 1| > 1e-6
-  axis_invalid,            ///< an axis beyond input_limits::magnitude
-  loop_without_body,       ///< a loop between two world frames
-  custom_rows_changed,     ///< a custom constraint's rows() differs from when it was added
-  baumgarte_invalid,       ///< Baumgarte T outside [1e-6, 1e6] s
-  index_out_of_range,      ///< set_active, set_contact_* with an unknown index or the wrong kind
-  q_invalid,               ///< q: NaN/Inf, beyond limits, unnormalised quaternion
-  input_invalid,           ///< another input (q̇, τ, weights, fext, options): NaN/Inf or beyond limits
-  pivot_tolerance_invalid, ///< cs.ws.pivot_tolerance outside [0, 1]
-  kind_not_supported,      ///< the method does not handle this kind (Kokkevis: contacts only)
-  custom_not_finite,       ///< a custom constraint returned a non-finite value
-  custom_wrench_invalid,   ///< a custom constraint's wrenches() gave a count outside 0..2 or an unknown body
-  singular,                ///< redundant or inconsistent constraints, or H not positive definite
-  not_converged,           ///< an iteration cap was reached
-  overflow,                ///< a result was not finite
+  set_not_bound,            ///< a solve on a set that bind() has not accepted
+  set_already_bound,        ///< add_* after bind(): call unbind() first
+  too_many_rows,            ///< add_*: the set's MaxRows would be exceeded
+  too_many_constraints,     ///< add_*: the set's MaxConstraints would be exceeded
+  axis_count,               ///< add_*: 1–3 normals, 1–6 loop axes, 1–6 custom rows
+  zero_axis,                ///< add_*: an axis or normal is zero or NaN
+  frame_out_of_range,       ///< add_contact(model, frame, ...): not a frame of the model
+  model_invalid,            ///< bind: check_model refused the model
+  body_out_of_range,        ///< a body id outside the model (a contact needs a moving body)
+  point_invalid,            ///< contact point or anchor not finite or beyond input_limits::position
+  placement_invalid,        ///< a loop or 6D-contact frame is not a rigid transform within limits
+  normal_not_unit,          ///< a contact normal with |‖n‖ − 1| > 1e-6
+  axis_invalid,             ///< an axis beyond input_limits::magnitude
+  loop_without_body,        ///< a loop between two world frames
+  custom_rows_changed,      ///< a custom constraint's rows() differs from when it was added
+  baumgarte_invalid,        ///< Baumgarte T outside [1e-6, 1e6] s
+  index_out_of_range,       ///< set_active, set_contact_* with an unknown index or the wrong kind
+  q_invalid,                ///< q: NaN/Inf, beyond limits, unnormalised quaternion
+  input_invalid,            ///< another input (q̇, τ, weights, fext, options): NaN/Inf or beyond limits
+  pivot_tolerance_invalid,  ///< cs.ws.pivot_tolerance outside [0, 1]
+  kind_not_supported,       ///< the method does not handle this kind (Kokkevis: contacts only)
+  custom_not_finite,        ///< a custom constraint returned a non-finite value
+  custom_wrench_invalid,    ///< a custom constraint's wrenches() gave a count outside 0..2 or an unknown body
+  singular,                 ///< redundant or inconsistent constraints, or H not positive definite
+  not_converged,            ///< an iteration cap was reached
+  overflow,                 ///< a result was not finite
 };
 
 /// Short name of a FailureReason, for logs ("body_out_of_range", ...).
@@ -416,7 +416,8 @@ class ConstraintSet {
   Status set_contact_anchor(int index, const Vector3<S>& p0) {
     if (index < 0 || index >= count_ || entries_[index].kind != ConstraintKind::contact)
       return refuse(Status::invalid_input, FailureReason::index_out_of_range, index);
-    if (!detail::point_valid(p0)) return refuse(Status::invalid_input, FailureReason::point_invalid, index, ConstraintKind::contact);
+    if (!detail::point_valid(p0))
+      return refuse(Status::invalid_input, FailureReason::point_invalid, index, ConstraintKind::contact);
     entries_[index].anchor = p0;
     return Status::ok;
   }
@@ -444,8 +445,8 @@ class ConstraintSet {
 
   // ---- lookup ----------------------------------------------------------------------------
 
-  int size() const { return count_; }            ///< constraints added
-  int rows() const { return total_rows_; }       ///< rows of all constraints
+  int size() const { return count_; }               ///< constraints added
+  int rows() const { return total_rows_; }          ///< rows of all constraints
   int active_rows() const { return active_rows_; }  ///< rows of active constraints: size of G, γ, λ
   bool bound() const { return bound_; }
   bool valid_index(int index) const { return index >= 0 && index < count_; }
@@ -492,7 +493,8 @@ class ConstraintSet {
   /// Which constraint or input made the last call fail, and why (status ok after a success).
   const ConstraintFailure& failure() const { return failure_; }
   /// Records a failure (used by the constraint functions and solvers); returns `s`.
-  Status record_failure(Status s, FailureReason reason, int index = -1, ConstraintKind kind = ConstraintKind::contact) const {
+  Status record_failure(Status s, FailureReason reason, int index = -1,
+                        ConstraintKind kind = ConstraintKind::contact) const {
     failure_ = ConstraintFailure{s, reason, index, kind};
     return s;
   }
@@ -503,17 +505,17 @@ class ConstraintSet {
   }
 
   // ---- results and workspace (written by the constraint functions and solvers) ----------
-  JacobianMatrix G;            ///< constraint Jacobian, active rows × nv
-  RowVector gamma;             ///< γ (with Baumgarte where enabled), active rows
-  RowVector lambda;            ///< constraint forces / impulses of the last solve, active rows
-  RowVector position_error;    ///< last computed position errors, active rows
-  RowVector velocity_error;    ///< last computed velocity errors, active rows
+  JacobianMatrix G;                         ///< constraint Jacobian, active rows × nv
+  RowVector gamma;                          ///< γ (with Baumgarte where enabled), active rows
+  RowVector lambda;                         ///< constraint forces / impulses of the last solve, active rows
+  RowVector position_error;                 ///< last computed position errors, active rows
+  RowVector velocity_error;                 ///< last computed velocity errors, active rows
   TangentVector C = TangentVector::Zero();  ///< bias forces C(q, q̇) (− Jᵀ f_ext) of the last solve
   /// Evidence of the last constrained solve (status.hpp; forward dynamics, impulses): the
   /// residual of its answer and the tolerance it was held to, per method in
   /// docs/constraints.md. Both 0 when the solve failed before an answer was checked.
   Residual<S> residual{};
-  Workspace ws;                ///< solver workspace
+  Workspace ws;  ///< solver workspace
 
  private:
   Status refuse(Status s, FailureReason reason, int index, ConstraintKind kind = ConstraintKind::contact) const {

@@ -195,8 +195,8 @@ void active_lu_solve(const Mat& LU, int k, const int* piv, V& v) {
 /// refined answer (w = M z + q, as Lemke returns it), x the refined q̈ (or v⁺), and
 /// report.applied is set; otherwise ws.z, ws.w and x are unchanged.
 template <class CP, class U, class Offset, class Terms, class HM, class Tangent, class ApplyP>
-void recover_active_set(CP& cp, const U* u, int n_forces, int n, const int* lambda_of, const Offset& offset, const Terms& terms,
-                        const HM& H, const Tangent& b, const ApplyP& apply_P,
+void recover_active_set(CP& cp, const U* u, int n_forces, int n, const int* lambda_of, const Offset& offset,
+                        const Terms& terms, const HM& H, const Tangent& b, const ApplyP& apply_P,
                         const LcpOptions<typename CP::S, CP::max_lcp>& lcp_options, Tangent& x,
                         ActiveSetReport<typename CP::S>& report) {
   using S = typename CP::S;

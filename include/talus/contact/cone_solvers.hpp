@@ -139,13 +139,13 @@ struct ConeSolverOptions {
   /// Hard cap on sweeps (PGS) or steps (ADMM), ≥ 1. 100 as in Pinocchio; at the default
   /// tolerance random 8-contact frictional problems took up to ~70 (PGS) and ~180 (ADMM).
   int max_iterations = 100;
-  S absolute_tolerance = S(0);  ///< τ_a, in each residual's units, ≥ 0
+  S absolute_tolerance = S(0);                                       ///< τ_a, in each residual's units, ≥ 0
   S relative_tolerance = std::sqrt(Eigen::NumTraits<S>::epsilon());  ///< τ_r in [0, 1]
-  S over_relaxation = S(1);     ///< PGS ω in (0, 2)
-  S rho = S(0);                 ///< ADMM initial ρ ≥ 0; 0: automatic, 0.1 · trace(W)/(3nc)
-  S rho_update_ratio = S(10);   ///< ADMM: adapt ρ when one residual exceeds this × the other (≥ 1)
-  S rho_update_factor = S(2);   ///< ADMM: ρ is multiplied or divided by it (≥ 1; 1: fixed ρ)
-  bool warm_start = false;      ///< start from f's incoming value (else from f = 0)
+  S over_relaxation = S(1);                                          ///< PGS ω in (0, 2)
+  S rho = S(0);                ///< ADMM initial ρ ≥ 0; 0: automatic, 0.1 · trace(W)/(3nc)
+  S rho_update_ratio = S(10);  ///< ADMM: adapt ρ when one residual exceeds this × the other (≥ 1)
+  S rho_update_factor = S(2);  ///< ADMM: ρ is multiplied or divided by it (≥ 1; 1: fixed ρ)
+  bool warm_start = false;     ///< start from f's incoming value (else from f = 0)
 };
 
 /// What a solve did; the residuals are those of the accepted (or last) iterate.
@@ -190,8 +190,8 @@ struct ConeSolverWorkspace {
   static constexpr int max_rows = 3 * MaxContacts;
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, 3 * MaxContacts, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, 3 * MaxContacts, 3 * MaxContacts>;
-  Matrix L;      ///< ADMM: Cholesky factor of W + ρI (lower triangle)
-  Vector sigma;  ///< σ = W f + b at the last checked iterate (kept current within a PGS sweep)
+  Matrix L;                     ///< ADMM: Cholesky factor of W + ρI (lower triangle)
+  Vector sigma;                 ///< σ = W f + b at the last checked iterate (kept current within a PGS sweep)
   Vector x, y, z, y_prev, rhs;  ///< PGS iterate in x; ADMM variables
 };
 
@@ -215,7 +215,7 @@ template <class S, class V>
 void cone_project(S mu, V& v, int k) {
   const S n = v.coeff(k), t = norm2<S>(v.coeff(k + 1), v.coeff(k + 2));
   if (t <= mu * n && n >= S(0)) return;  // inside (n ≥ 0 tested too: for μ = 0, t = 0 and −0 ≤ 0·n)
-  if (mu * t <= -n) {       // in the polar cone −K*: projects to the apex
+  if (mu * t <= -n) {                    // in the polar cone −K*: projects to the apex
     v.coeffRef(k) = v.coeffRef(k + 1) = v.coeffRef(k + 2) = S(0);
     return;
   }
@@ -372,8 +372,9 @@ template <class S, int MaxC, class DW, class DB, class DMu, class F>
 Status solve_cone_pgs(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, const Eigen::MatrixBase<DMu>& mu,
                       F& f, ConeSolverWorkspace<S, MaxC>& ws, const ConeSolverOptions<S>& options,
                       ConeSolverReport<S>& report) {
-  static_assert(detail::holds_rows_up_to<F, 3 * MaxC>(),
-                "talus: f must be a resizable column vector of up to 3 MaxContacts entries (ConeSolverWorkspace::Vector)");
+  static_assert(
+      detail::holds_rows_up_to<F, 3 * MaxC>(),
+      "talus: f must be a resizable column vector of up to 3 MaxContacts entries (ConeSolverWorkspace::Vector)");
   using std::abs;
   using std::sqrt;
   report = ConeSolverReport<S>{};
@@ -395,7 +396,7 @@ Status solve_cone_pgs(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB
   }
   if (options.warm_start) ws.x = f;
   else ws.x.setZero(n);
-  S sf = S(0), ss = S(0);  // the check's scales s_f, s_σ
+  S sf = S(0), ss = S(0);                                                     // the check's scales s_f, s_σ
   if (detail::cone_check(W, b, mu, ws.x, nc, options, ws, report, sf, ss)) {  // the start already solves it
     f = ws.x;
     return detail::cone_finish(ConeSolverExit::solved, f, ncx, MaxC, report);
@@ -473,8 +474,9 @@ template <class S, int MaxC, class DW, class DB, class DMu, class F>
 Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, const Eigen::MatrixBase<DMu>& mu,
                        F& f, ConeSolverWorkspace<S, MaxC>& ws, const ConeSolverOptions<S>& options,
                        ConeSolverReport<S>& report) {
-  static_assert(detail::holds_rows_up_to<F, 3 * MaxC>(),
-                "talus: f must be a resizable column vector of up to 3 MaxContacts entries (ConeSolverWorkspace::Vector)");
+  static_assert(
+      detail::holds_rows_up_to<F, 3 * MaxC>(),
+      "talus: f must be a resizable column vector of up to 3 MaxContacts entries (ConeSolverWorkspace::Vector)");
   using std::abs;
   using std::sqrt;
   report = ConeSolverReport<S>{};
@@ -525,8 +527,7 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
     }
     // x ← (W + ρI)⁻¹ (ρ y + z − b − s), s the De Saxcé shift of z
     ws.rhs.resize(n);
-    for (int k = 0; k < n; ++k)
-      ws.rhs.coeffRef(k) = rho * ws.y.coeff(k) + ws.z.coeff(k) - static_cast<S>(b.coeff(k));
+    for (int k = 0; k < n; ++k) ws.rhs.coeffRef(k) = rho * ws.y.coeff(k) + ws.z.coeff(k) - static_cast<S>(b.coeff(k));
     for (int i = 0; i < nc; ++i) {
       const int k = 3 * i;
       const S t1 = ws.z.coeff(k + 1), t2 = ws.z.coeff(k + 2);

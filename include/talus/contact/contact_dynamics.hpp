@@ -145,14 +145,14 @@ constexpr const char* to_string(ContactGuess g) {
 /// What a contact solve did.
 template <class S>
 struct ContactReport {
-  int unknowns = 0;      ///< LCP size
-  int contacts = 0;      ///< contacts that took part
-  int sliding = 0;       ///< of which sliding (acceleration level)
-  int limit_rows = 0;    ///< limit rows that took part
+  int unknowns = 0;        ///< LCP size
+  int contacts = 0;        ///< contacts that took part
+  int sliding = 0;         ///< of which sliding (acceleration level)
+  int limit_rows = 0;      ///< limit rows that took part
   int bilateral_rank = 0;  ///< rank of the bilateral rows (≤ their count: redundant rows tolerated)
   ContactGuess guess = ContactGuess::not_tried;  ///< the sticking guess's fate
-  LcpReport<S> lcp;      ///< Lemke: pivots, attempts, residual, regularization, exit
-  ConeSolverReport<S> cone;  ///< PGS/ADMM: iterations, residuals, exit
+  LcpReport<S> lcp;                              ///< Lemke: pivots, attempts, residual, regularization, exit
+  ConeSolverReport<S> cone;                      ///< PGS/ADMM: iterations, residuals, exit
   ActiveSetReport<S> recovery;  ///< Lemke: the active-set recovery (ContactOptions::active_set_recovery)
   ProximalReport<S> bilateral;  ///< λ by proximal steps (ContactOptions::bilateral_minimum_norm)
   /// The evidence of the solve that produced the forces (status.hpp; docs/contact.md): Lemke:
@@ -212,7 +212,8 @@ ContactOption problem_option_invalid(const CP& cp) {
 template <class ModelT, int MC, int ME, int ML, class Q, class V>
 void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Q& q, const V& v,
                      ContactLevel level, typename ModelT::Scalar margin,
-                     Eigen::Matrix<typename ModelT::Scalar, Eigen::Dynamic, 1, 0, ContactProblem<ModelT, MC, ME, ML>::max_rows, 1>& gap) {
+                     Eigen::Matrix<typename ModelT::Scalar, Eigen::Dynamic, 1, 0,
+                                   ContactProblem<ModelT, MC, ME, ML>::max_rows, 1>& gap) {
   using S = typename ModelT::Scalar;
   auto& ws = cp.ws;
   constexpr int max_rows = ContactProblem<ModelT, MC, ME, ML>::max_rows;
@@ -303,7 +304,8 @@ void polygon_split(S f1, S f2, const LcpUnknown<S>* e, int k, Z& z, int first) {
 /// for impulses): what the contacts and limits add to τ. Zero after a failed solve.
 template <class ModelT, int MC, int ME, int ML, class Out>
 void contact_generalized_force(const ContactProblem<ModelT, MC, ME, ML>& cp, Out& tau_c) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus: the generalized force has nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(),
+                "talus: the generalized force has nv rows (Model::TangentVector)");
   const int m = cp.ws.rows;
   tau_c.setZero();
   for (int r = 0; r < m; ++r) tau_c += cp.ws.A.row(r).transpose() * cp.ws.phi(r);
@@ -349,8 +351,8 @@ RowTerms<S> row_terms(ContactLevel level, bool limit, const ContactOptions<S, N>
 enum class GuessResult { none, outside, inside };
 template <class ModelT, int MC, int ME, int ML, class Gap>
 GuessResult sticking_guess(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level,
-                    const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, typename ModelT::Scalar h,
-                    typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap) {
+                           const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, typename ModelT::Scalar h,
+                           typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap) {
   using S = typename ModelT::Scalar;
   using std::abs;
   using std::sqrt;
@@ -417,7 +419,8 @@ GuessResult sticking_guess(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel 
   for (int i = 0; i < cp.size(); ++i) {
     const int r = ws.contact_row[i];
     if (r < 0) continue;
-    const S fn = ws.phi.coeff(r), ft = sqrt(ws.phi.coeff(r + 1) * ws.phi.coeff(r + 1) + ws.phi.coeff(r + 2) * ws.phi.coeff(r + 2));
+    const S fn = ws.phi.coeff(r),
+            ft = sqrt(ws.phi.coeff(r + 1) * ws.phi.coeff(r + 1) + ws.phi.coeff(r + 2) * ws.phi.coeff(r + 2));
     if (!(fn >= -slack && ft <= cp.contact(i).mu * fn + slack)) return GuessResult::outside;
   }
   return GuessResult::inside;
@@ -481,7 +484,7 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
   const int m = ws.rows;
   int k = 0, slides = 0;
   S dir[max_units][2] = {};  // sliding units: v̂ in (t₁, t₂) coefficients
-  S kmu[max_units] = {};  // sliding units: μ of the kinetic friction (0 otherwise)
+  S kmu[max_units] = {};     // sliding units: μ of the kinetic friction (0 otherwise)
   bool slide[max_units] = {};
   ws.mu.resize(max_units);
   for (int i = 0; i < cp.size(); ++i) {
@@ -688,9 +691,9 @@ Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s,
 template <class ModelT, int MC, int ME, int ML, class BS, class Q, class V, class T>
 Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
                      const Q& q, const V& v, const T& tau, typename ModelT::Scalar h, ContactLevel level,
-                     const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, ContactReport<typename ModelT::Scalar>& report,
-                     const ExternalForces<ModelT>* fext, typename ModelT::TangentVector& x,
-                     const typename ModelT::Scalar* bilateral_velocity = nullptr) {
+                     const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                     ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext,
+                     typename ModelT::TangentVector& x, const typename ModelT::Scalar* bilateral_velocity = nullptr) {
   using S = typename ModelT::Scalar;
   using CP = ContactProblem<ModelT, MC, ME, ML>;
   constexpr int nv = ModelT::nv;
@@ -708,7 +711,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   for (auto& l : cp.limit_force_) l = {S(0), S(0)};
 
   // ---- inputs --------------------------------------------------------------------------
-  if (check_configuration(model, q) != Status::ok) return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::q_invalid, -1);
+  if (check_configuration(model, q) != Status::ok)
+    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::q_invalid, -1);
   // one reason per input, so a caller can tell a bad sensor reading from a bad setting
   ContactFailureReason bad = ContactFailureReason::none;
   if (!tangent_input_valid<ModelT>(v)) bad = ContactFailureReason::v_invalid;
@@ -736,7 +740,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
   int mb = 0;
   if constexpr (has_bilateral) {
     Status s = check_constraint_inputs(model, *bil, q, v);
-    if (s == Status::ok && !constraint_pass(model, data, *bil, q, v, pass_jacobian | pass_gamma | pass_position_error | pass_velocity_error))
+    if (s == Status::ok && !constraint_pass(model, data, *bil, q, v,
+                                            pass_jacobian | pass_gamma | pass_position_error | pass_velocity_error))
       s = Status::invalid_input;
     if (s != Status::ok) {
       zero_constraint_results(*bil);
@@ -936,7 +941,7 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
     // edges around it (the least Σβ); Λ = 0; limit rows 0. Accepted only by Lemke's own check.
     bool solved = false;
     const GuessResult g = opt.sticking_guess && report.sliding == 0 ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
-                                                                     : GuessResult::none;
+                                                                    : GuessResult::none;
     if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
     if (g == GuessResult::inside) {
       auto& zg = ws.w;  // scratch: check_lcp_guess reads it whole before it writes w
@@ -945,7 +950,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
         const LcpUnknown<S>& ua = u[a];
         if (!ua.normal) continue;
         zg(a) = ws.phi(ua.row);
-        if (lambda_of[ua.contact] >= 0) polygon_split(ws.phi(ua.row + 1), ws.phi(ua.row + 2), u + a + 1, cp.contact(ua.contact).edges, zg, a + 1);
+        if (lambda_of[ua.contact] >= 0)
+          polygon_split(ws.phi(ua.row + 1), ws.phi(ua.row + 2), u + a + 1, cp.contact(ua.contact).edges, zg, a + 1);
       }
       s = check_lcp_guess(ws.M, ws.q, zg, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
       solved = s == Status::ok;
@@ -956,10 +962,15 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
     if (s != Status::ok) {
       if constexpr (has_bilateral) zero_constraint_results(*bil);
       ws.rows = 0;
-      return refuse_contact(cp, bil, s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed, -1);
+      return refuse_contact(cp, bil, s,
+                            s == Status::not_converged ? ContactFailureReason::not_converged
+                                                       : ContactFailureReason::lcp_failed,
+                            -1);
     }
     if (opt.active_set_recovery) {  // q̈ (x) and z from the physical active-set system, or unchanged
-      const auto offset = [&](int r) { return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r); };
+      const auto offset = [&](int r) {
+        return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
+      };
       const auto terms = [&](const LcpUnknown<S>& ua) {
         return row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, cfm, erp);
       };
@@ -999,10 +1010,14 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
       bil->lambda = g - bil->G * ws.t;
       if (!opt.bilateral_minimum_norm) {
         bw.Y_qr.solve_in_place(bil->lambda);
-      } else if (const Status sp = bilateral_minimum_norm(*bil, g, ws.t, opt.proximal, report.bilateral); sp != Status::ok) {
+      } else if (const Status sp = bilateral_minimum_norm(*bil, g, ws.t, opt.proximal, report.bilateral);
+                 sp != Status::ok) {
         zero_constraint_results(*bil);
         ws.rows = 0;
-        return refuse_contact(cp, bil, sp, sp == Status::singular ? ContactFailureReason::singular : ContactFailureReason::not_converged, -1);
+        return refuse_contact(cp, bil, sp,
+                              sp == Status::singular ? ContactFailureReason::singular
+                                                     : ContactFailureReason::not_converged,
+                              -1);
       }
     } else {
       bil->lambda.setZero(0);
@@ -1029,7 +1044,8 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
 
 template <class ModelT, class Out>
 Status contact_output(Status s, const typename ModelT::TangentVector& x, Out& out) {
-  static_assert(holds_size<Out, ModelT::nv>(), "talus: q̈ and v⁺ of a contact solve have nv rows (Model::TangentVector)");
+  static_assert(holds_size<Out, ModelT::nv>(),
+                "talus: q̈ and v⁺ of a contact solve have nv rows (Model::TangentVector)");
   if (s == Status::ok) out = x;
   else out.setZero();
   return s;
@@ -1040,11 +1056,11 @@ Status contact_output(Status s, const typename ModelT::TangentVector& x, Out& ou
 /// Acceleration level with the bilateral constraints of `cs` (λ to cs.lambda): q̈ and the
 /// contact forces (cp.force / world_force, N), the limit forces (cp.limit_force).
 template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class Out>
-Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                                ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
-                                const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
-                                const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                                ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+Status forward_dynamics_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
+    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
+    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1057,11 +1073,11 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
 }
 /// Acceleration level without bilateral constraints.
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class Out>
-Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
-                                const Eigen::MatrixBase<T>& tau, Out& ddq,
-                                const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                                ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+Status forward_dynamics_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
+    const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
+    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1076,11 +1092,11 @@ Status forward_dynamics_contact(const ModelT& model, Data<ModelT>& data, Contact
 
 /// Impact at velocity level: v⁺ from v⁻ (impulses: cp.force, N·s; bilateral impulses: cs.lambda).
 template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class Out>
-Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                        ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
-                        const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
-                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                        ContactReport<typename ModelT::Scalar>& report) {
+Status impulses_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
+    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report) {
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1097,11 +1113,11 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
 /// e.g. a constrained joint driven to a set speed through the impact). invalid_input
 /// (input_invalid) for a w of another size, not finite or beyond input_limits::magnitude.
 template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class W, class Out>
-Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                        ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
-                        const Eigen::MatrixBase<V>& v_minus, const Eigen::MatrixBase<W>& bilateral_velocity, Out& v_plus,
-                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                        ContactReport<typename ModelT::Scalar>& report) {
+Status impulses_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
+    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, const Eigen::MatrixBase<W>& bilateral_velocity,
+    Out& v_plus, const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report) {
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1116,8 +1132,8 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
       w.resize(mb);
       for (int i = 0; i < mb; ++i) w(i) = static_cast<S>(bilateral_velocity.coeff(i));
       const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-      s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, S(1), detail::ContactLevel::impact, options, report,
-                                nullptr, x, w.data());
+      s = detail::contact_solve(model, data, cp, &cs, q, v_minus, zero, S(1), detail::ContactLevel::impact, options,
+                                report, nullptr, x, w.data());
     } else {
       report = ContactReport<S>{};
       s = detail::refuse_contact(cp, &cs, Status::invalid_input, ContactFailureReason::input_invalid, -1);
@@ -1126,10 +1142,11 @@ Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<
   }
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class Out>
-Status impulses_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                        const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
-                        const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                        ContactReport<typename ModelT::Scalar>& report) {
+Status impulses_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
+    const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report) {
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1171,28 +1188,29 @@ Status finish_step(Status s, const ModelT& model, ContactProblem<ModelT, MC, ME,
 /// take part (with k = φ/h while apart, so the gap closes in exactly one step; erp φ/h while
 /// penetrating); limits within max(margin, limit_margin).
 template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class QOut, class VOut>
-Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                         ConstraintSet<ModelT, MR, MCs>& cs, const Eigen::MatrixBase<Q>& q,
-                         const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, typename ModelT::Scalar h,
-                         QOut& q_next, VOut& v_next,
-                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                         ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+Status time_step_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
+    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
+    typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
+    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
   TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
   if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
     typename ModelT::TangentVector x;
-    Status s = detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+    Status s =
+        detail::contact_solve(model, data, cp, &cs, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
     return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
   }
 }
 template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class QOut, class VOut>
-Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
-                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
-                         typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
-                         const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-                         ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+Status time_step_contact(
+    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
+    const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, typename ModelT::Scalar h, QOut& q_next,
+    VOut& v_next, const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
+    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
   TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
   if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {
@@ -1200,7 +1218,8 @@ Status time_step_contact(const ModelT& model, Data<ModelT>& data, ContactProblem
   } else {
     typename ModelT::TangentVector x;
     detail::NoBilateral* none = nullptr;
-    Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report, fext, x);
+    Status s = detail::contact_solve(model, data, cp, none, q, v, tau, h, detail::ContactLevel::step, options, report,
+                                     fext, x);
     return detail::finish_step(s, model, cp, none, q, x, h, q_next, v_next);
   }
 }

@@ -83,47 +83,47 @@ enum class ContactMode : unsigned char {
 /// Why a contact call failed (ContactFailure::reason).
 enum class ContactFailureReason : unsigned char {
   none = 0,
-  too_many_contacts,    ///< add_contact beyond MaxContacts
-  too_many_limits,      ///< add_joint_limits beyond MaxLimits
-  body_out_of_range,    ///< not a moving body of the model
-  point_invalid,        ///< point or anchor NaN/Inf or beyond input_limits::position
-  normal_invalid,       ///< normal zero, NaN or not unit (|‖n‖ − 1| > 1e-6)
-  friction_invalid,     ///< μ < 0, NaN, > 1e3, or an edge count not even in 4..MaxEdges
-  index_out_of_range,   ///< set_* with an unknown contact index
-  q_invalid,            ///< q: NaN/Inf, beyond limits, unnormalised quaternion
-  input_invalid,        ///< a value without a reason of its own (a set_target value), or the assembled
-                        ///< problem PGS/ADMM refused (W, b beyond input_limits: extreme inputs together);
-                        ///< q̇, τ, fext, h and the options each have their own reason below
-  cone_not_supported,   ///< a contact's cone does not match the solver (polygon: Lemke; exact: PGS, ADMM)
-  bilateral_failed,     ///< the bilateral set refused (its failure() says why)
-  bilateral_inconsistent, ///< no q̈ satisfies the bilateral rows
-  singular,             ///< H not positive definite
-  lcp_failed,           ///< the complementarity solve found no answer (its report says why)
-  cone_solver_failed,   ///< PGS/ADMM refused the problem (its report says why: a singular block)
-  not_converged,        ///< an iteration cap was reached
-  overflow,             ///< a result was not finite
-  v_invalid,            ///< q̇ (v⁻ of an impact): NaN/Inf or |x| > input_limits::magnitude
-  tau_invalid,          ///< τ: NaN/Inf or |x| > input_limits::magnitude
-  fext_invalid,         ///< an external force: NaN/Inf or |x| > input_limits::magnitude
-  step_invalid,         ///< the time step h: not in (0, 10] s
-  options_invalid,      ///< an option out of its range: ContactFailure::option says which
+  too_many_contacts,       ///< add_contact beyond MaxContacts
+  too_many_limits,         ///< add_joint_limits beyond MaxLimits
+  body_out_of_range,       ///< not a moving body of the model
+  point_invalid,           ///< point or anchor NaN/Inf or beyond input_limits::position
+  normal_invalid,          ///< normal zero, NaN or not unit (|‖n‖ − 1| > 1e-6)
+  friction_invalid,        ///< μ < 0, NaN, > 1e3, or an edge count not even in 4..MaxEdges
+  index_out_of_range,      ///< set_* with an unknown contact index
+  q_invalid,               ///< q: NaN/Inf, beyond limits, unnormalised quaternion
+  input_invalid,           ///< a value without a reason of its own (a set_target value), or the assembled
+                           ///< problem PGS/ADMM refused (W, b beyond input_limits: extreme inputs together);
+                           ///< q̇, τ, fext, h and the options each have their own reason below
+  cone_not_supported,      ///< a contact's cone does not match the solver (polygon: Lemke; exact: PGS, ADMM)
+  bilateral_failed,        ///< the bilateral set refused (its failure() says why)
+  bilateral_inconsistent,  ///< no q̈ satisfies the bilateral rows
+  singular,                ///< H not positive definite
+  lcp_failed,              ///< the complementarity solve found no answer (its report says why)
+  cone_solver_failed,      ///< PGS/ADMM refused the problem (its report says why: a singular block)
+  not_converged,           ///< an iteration cap was reached
+  overflow,                ///< a result was not finite
+  v_invalid,               ///< q̇ (v⁻ of an impact): NaN/Inf or |x| > input_limits::magnitude
+  tau_invalid,             ///< τ: NaN/Inf or |x| > input_limits::magnitude
+  fext_invalid,            ///< an external force: NaN/Inf or |x| > input_limits::magnitude
+  step_invalid,            ///< the time step h: not in (0, 10] s
+  options_invalid,         ///< an option out of its range: ContactFailure::option says which
 };
 
 /// Which option a solve refused (ContactFailure::option, with ContactFailureReason::options_invalid).
 enum class ContactOption : unsigned char {
   none = 0,
-  solver,          ///< ContactOptions::solver not an enumerator
-  cone,            ///< ContactOptions::cone (PGS/ADMM): cap < 1, a tolerance, ρ or relaxation out of range
-  lcp,             ///< ContactOptions::lcp (Lemke): a tolerance, the pivot cap, the covering vector
-  restitution,     ///< ContactOptions::restitution not in [0, 1]
-  softening,       ///< ContactOptions::softening not in [0, 1e9]
-  stiffness,       ///< ContactOptions::stiffness < 0 or NaN
-  damping,         ///< ContactOptions::damping not in [0, 1e12]
-  compliance,      ///< stiffness and damping with h: h k + b too small (cfm = 1/(h k + b) ≥ 1e12)
-  margin,          ///< ContactOptions::margin < 0 or NaN
-  sliding_speed,   ///< ContactProblem::sliding_speed not in [0, 1e3]
-  limit_margin,    ///< ContactProblem::limit_margin not in [0, 1e3]
-  proximal,        ///< ContactOptions::proximal (with bilateral_minimum_norm): μ ≤ 0, an accuracy < 0, cap < 1
+  solver,         ///< ContactOptions::solver not an enumerator
+  cone,           ///< ContactOptions::cone (PGS/ADMM): cap < 1, a tolerance, ρ or relaxation out of range
+  lcp,            ///< ContactOptions::lcp (Lemke): a tolerance, the pivot cap, the covering vector
+  restitution,    ///< ContactOptions::restitution not in [0, 1]
+  softening,      ///< ContactOptions::softening not in [0, 1e9]
+  stiffness,      ///< ContactOptions::stiffness < 0 or NaN
+  damping,        ///< ContactOptions::damping not in [0, 1e12]
+  compliance,     ///< stiffness and damping with h: h k + b too small (cfm = 1/(h k + b) ≥ 1e12)
+  margin,         ///< ContactOptions::margin < 0 or NaN
+  sliding_speed,  ///< ContactProblem::sliding_speed not in [0, 1e3]
+  limit_margin,   ///< ContactProblem::limit_margin not in [0, 1e3]
+  proximal,       ///< ContactOptions::proximal (with bilateral_minimum_norm): μ ≤ 0, an accuracy < 0, cap < 1
 };
 
 constexpr const char* to_string(ContactOption o) {
@@ -177,7 +177,7 @@ constexpr const char* to_string(ContactFailureReason r) {
 struct ContactFailure {
   Status status = Status::ok;
   ContactFailureReason reason = ContactFailureReason::none;
-  int index = -1;  ///< the contact concerned, or −1
+  int index = -1;                              ///< the contact concerned, or −1
   ContactOption option = ContactOption::none;  ///< with options_invalid: which option
 };
 
@@ -186,9 +186,9 @@ template <class S>
 struct UnilateralContact {
   const char* name = nullptr;
   int body = -1;
-  Vector3<S> point = Vector3<S>::Zero();   ///< p, body frame (m)
-  Vector3<S> normal = Vector3<S>::UnitZ(); ///< n, world, unit
-  Vector3<S> anchor = Vector3<S>::Zero();  ///< o, a point of the plane, world (m)
+  Vector3<S> point = Vector3<S>::Zero();                          ///< p, body frame (m)
+  Vector3<S> normal = Vector3<S>::UnitZ();                        ///< n, world, unit
+  Vector3<S> anchor = Vector3<S>::Zero();                         ///< o, a point of the plane, world (m)
   Vector3<S> t1 = Vector3<S>::UnitX(), t2 = Vector3<S>::UnitY();  ///< polygon frame, world
   S mu = S(0);
   int edges = 4;
@@ -241,12 +241,14 @@ class ContactProblem {
   /// first vertex is rotated `orientation` rad about n from the default t₁ (file comment).
   /// Returns the contact's index through `index` (optional).
   Status add_contact(int body, const Vector3<S>& p_body, const Vector3<S>& normal, S mu, int edges = 4,
-                     ConeModel cone = ConeModel::polygon, S orientation = S(0), const Vector3<S>& anchor = Vector3<S>::Zero(),
-                     const char* name = nullptr, int* index = nullptr) {
+                     ConeModel cone = ConeModel::polygon, S orientation = S(0),
+                     const Vector3<S>& anchor = Vector3<S>::Zero(), const char* name = nullptr, int* index = nullptr) {
     if (count_ >= MaxContacts) return fail(Status::capacity_exceeded, ContactFailureReason::too_many_contacts, count_);
-    if (body < 0 || body >= ModelT::nb) return fail(Status::invalid_input, ContactFailureReason::body_out_of_range, count_);
+    if (body < 0 || body >= ModelT::nb)
+      return fail(Status::invalid_input, ContactFailureReason::body_out_of_range, count_);
     if (!detail::point_valid(p_body)) return fail(Status::invalid_input, ContactFailureReason::point_invalid, count_);
-    if (static_cast<unsigned>(cone) > 1u) return fail(Status::invalid_input, ContactFailureReason::friction_invalid, count_);
+    if (static_cast<unsigned>(cone) > 1u)
+      return fail(Status::invalid_input, ContactFailureReason::friction_invalid, count_);
     UnilateralContact<S>& c = contacts_[count_];
     c = UnilateralContact<S>{};
     c.name = name;
@@ -395,20 +397,20 @@ class ContactProblem {
 
   // ---- solver storage (contact_dynamics.hpp); a user reads it only to inspect a solve ----
   struct Workspace {
-    using RowsMatrix = Eigen::Matrix<S, Eigen::Dynamic, nv, 0, max_rows, nv>;     ///< A: rows × nv
+    using RowsMatrix = Eigen::Matrix<S, Eigen::Dynamic, nv, 0, max_rows, nv>;        ///< A: rows × nv
     using RowsTMatrix = detail::BoundedMatrix<S, nv, Eigen::Dynamic, nv, max_rows>;  ///< P Aᵀ (row-major for nv = 1)
     using RowsSquare = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_rows, max_rows>;
     using RowsVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_rows, 1>;
     using LcpMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_lcp, max_lcp>;
     using LcpVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_lcp, 1>;
-    RowsMatrix A;          ///< unilateral rows: (n, t₁, t₂) of each active contact, then limit rows
-    RowsVector bias;       ///< A's rows' acceleration at q̈ = 0 (m/s², rad/s²)
+    RowsMatrix A;             ///< unilateral rows: (n, t₁, t₂) of each active contact, then limit rows
+    RowsVector bias;          ///< A's rows' acceleration at q̈ = 0 (m/s², rad/s²)
     RowsVector row_velocity;  ///< A q̇
-    RowsTMatrix PAt;       ///< P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia)
-    RowsSquare D;          ///< A P Aᵀ (Delassus operator of the unilateral rows)
-    RowsVector target;     ///< each row's target at this level (normals and limit rows; 0 on tangents)
-    RowsVector free;       ///< rows' acceleration (or velocity) without unilateral force, minus the target
-    RowsVector phi;        ///< packed row forces of the answer
+    RowsTMatrix PAt;  ///< P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia)
+    RowsSquare D;     ///< A P Aᵀ (Delassus operator of the unilateral rows)
+    RowsVector target;  ///< each row's target at this level (normals and limit rows; 0 on tangents)
+    RowsVector free;    ///< rows' acceleration (or velocity) without unilateral force, minus the target
+    RowsVector phi;     ///< packed row forces of the answer
     LcpMatrix M;
     LcpVector q, z, w;
     LcpWorkspace<S, max_lcp> lcp;
@@ -416,14 +418,14 @@ class ContactProblem {
     // exact-cone solves (PGS, ADMM): one 3-row unit per contact, and per limit row (its two
     // tangent rows are inert: W = I there, b = 0, μ = 0)
     using ConeStorage = ConeSolverWorkspace<S, max_cone_units>;
-    typename ConeStorage::Matrix W;  ///< the units' Delassus matrix (3 units × 3 units)
+    typename ConeStorage::Matrix W;     ///< the units' Delassus matrix (3 units × 3 units)
     typename ConeStorage::Vector b, f;  ///< free velocity/acceleration; forces (normal first)
     Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_cone_units, 1> mu;
     ConeStorage cone;
     int unit_row[max_cone_units];  ///< first row of each unit in A; limit units have one row
     bool unit_limit[max_cone_units];
     ContactForce previous_force[MaxContacts];  ///< the last answer, for a warm start
-    int contact_row[MaxContacts];  ///< row of each contact's normal in A, −1 inactive
+    int contact_row[MaxContacts];              ///< row of each contact's normal in A, −1 inactive
     int limit_row[MaxLimits > 0 ? MaxLimits : 1][2];
     int rows = 0;
   };

@@ -151,15 +151,15 @@ enum class LcpRegularization : unsigned char {
 
 /// How a solve ended (LcpReport::exit).
 enum class LcpExit : unsigned char {
-  none,          ///< not run
-  trivial,       ///< q ≥ 0: z = 0, no pivot
-  solved,        ///< z₀ left the basis and the answer passed the check
-  ray,           ///< secondary ray: no positive entry in the entering column (Status::singular)
-  pivot_cap,     ///< max_pivots reached (Status::not_converged)
-  check_failed,  ///< the answer failed the complementarity check (Status::singular)
-  invalid_input, ///< Status::invalid_input
-  non_finite,    ///< a value became Inf/NaN (Status::overflow)
-  guess,         ///< check_lcp_guess: the caller's candidate passed the check (no pivot)
+  none,           ///< not run
+  trivial,        ///< q ≥ 0: z = 0, no pivot
+  solved,         ///< z₀ left the basis and the answer passed the check
+  ray,            ///< secondary ray: no positive entry in the entering column (Status::singular)
+  pivot_cap,      ///< max_pivots reached (Status::not_converged)
+  check_failed,   ///< the answer failed the complementarity check (Status::singular)
+  invalid_input,  ///< Status::invalid_input
+  non_finite,     ///< a value became Inf/NaN (Status::overflow)
+  guess,          ///< check_lcp_guess: the caller's candidate passed the check (no pivot)
 };
 
 constexpr const char* to_string(LcpExit e) {
@@ -202,12 +202,12 @@ struct LcpOptions {
 /// What a solve did.
 template <class S>
 struct LcpReport {
-  int pivots = 0;            ///< pivots of all attempts together (the initial z₀ pivot counts)
-  int attempts = 0;          ///< Lemke runs (1 plain + regularized ones)
-  S residual = S(0);         ///< relative violation of the accepted (or last checked) answer
-  S tolerance = S(0);        ///< what residual was held to: LcpOptions::check_tolerance τ_c (0 for
-                             ///< invalid input); ok ⇒ residual ≤ tolerance
-  S regularization = S(0);   ///< ρ of the accepted answer (0: the original M)
+  int pivots = 0;           ///< pivots of all attempts together (the initial z₀ pivot counts)
+  int attempts = 0;         ///< Lemke runs (1 plain + regularized ones)
+  S residual = S(0);        ///< relative violation of the accepted (or last checked) answer
+  S tolerance = S(0);       ///< what residual was held to: LcpOptions::check_tolerance τ_c (0 for
+                            ///< invalid input); ok ⇒ residual ≤ tolerance
+  S regularization = S(0);  ///< ρ of the accepted answer (0: the original M)
   LcpExit exit = LcpExit::none;
 };
 
@@ -220,18 +220,18 @@ struct LcpWorkspace {
   static constexpr int max_size = MaxN;
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxN, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxN, MaxN>;
-  Matrix Binv;     ///< inverse of the current basis
-  Vector x;        ///< basic values
-  Vector col;      ///< entering column B⁻¹ A_e
-  Vector col_err;  ///< its row-wise rounding bound Σⱼ |B⁻¹ᵢⱼ| |A_e,j|
-  Vector x_err;    ///< Σⱼ |B⁻¹ᵢⱼ| |qⱼ|
-  Vector d;        ///< covering vector in use
-  Vector r;        ///< refinement residual; the check's row maxima
-  Vector z;        ///< candidate answer
-  Vector ae;       ///< entering column A_e of [I, −(M + ρI), −d]
-  Vector ae_abs;   ///< |A_e|
-  Vector q_abs;    ///< |q|
-  Vector c;        ///< the pivot column with its pivot row zeroed (the rank-1 update)
+  Matrix Binv;           ///< inverse of the current basis
+  Vector x;              ///< basic values
+  Vector col;            ///< entering column B⁻¹ A_e
+  Vector col_err;        ///< its row-wise rounding bound Σⱼ |B⁻¹ᵢⱼ| |A_e,j|
+  Vector x_err;          ///< Σⱼ |B⁻¹ᵢⱼ| |qⱼ|
+  Vector d;              ///< covering vector in use
+  Vector r;              ///< refinement residual; the check's row maxima
+  Vector z;              ///< candidate answer
+  Vector ae;             ///< entering column A_e of [I, −(M + ρI), −d]
+  Vector ae_abs;         ///< |A_e|
+  Vector q_abs;          ///< |q|
+  Vector c;              ///< the pivot column with its pivot row zeroed (the rank-1 update)
   int basis[MaxN] = {};  ///< variable of each row: i < n wᵢ, n ≤ v < 2n z_{v−n}, 2n z₀
 };
 
@@ -356,7 +356,10 @@ LcpExit lemke_run(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q
   for (int i = 0; i < n; ++i) {
     if (!(ws.d.coeff(i) > S(0))) continue;
     const S t = ws.x.coeff(i) / ws.d.coeff(i);
-    if (r < 0 || t <= best) { best = t; r = i; }
+    if (r < 0 || t <= best) {
+      best = t;
+      r = i;
+    }
   }
   if (r < 0) return LcpExit::ray;  // unreachable: some qᵢ < 0 has dᵢ > 0
   for (int i = 0; i < n; ++i) ws.col.coeffRef(i) = -ws.d.coeff(i);
@@ -493,7 +496,8 @@ bool lcp_check(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, i
   const S shift = rho * sz;
   const S vr = shift > S(0) ? shift / sq : S(0);
   residual = std::max(vr, std::max(vw, vc));
-  if (!(all_finite(z) && all_finite(w) && vw == vw && vc == vc && vr == vr)) residual = std::numeric_limits<S>::quiet_NaN();
+  if (!(all_finite(z) && all_finite(w) && vw == vw && vc == vc && vr == vr))
+    residual = std::numeric_limits<S>::quiet_NaN();
   const bool pass = residual == residual && within && shift <= tau_c * sq;
   // each ratio is ≤ τ_c exactly when its row passes, up to the rounding of the division
   if (pass && residual > tau_c) residual = tau_c;
@@ -507,16 +511,19 @@ void lcp_zero(V& v, int n, int max) {
 
 /// The input rules of the file comment ("invalid_input"), sizes aside.
 template <class S, int MaxN, class DM, class DQ>
-bool lcp_inputs_valid(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, const LcpOptions<S, MaxN>& options) {
+bool lcp_inputs_valid(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q,
+                      const LcpOptions<S, MaxN>& options) {
   const auto reg = static_cast<unsigned>(options.regularize);
   if (!(options.pivot_tolerance >= S(0) && options.pivot_tolerance <= S(1)) ||
       !(options.check_tolerance >= S(0) && options.check_tolerance <= S(1)) || options.max_pivots < 0 || reg > 2 ||
       !(options.covering.size() == 0 || options.covering.size() == q.rows()))
     return false;
-  if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude)) return false;
+  if (!all_within(M.derived(), input_limits::magnitude) || !all_within(q.derived(), input_limits::magnitude))
+    return false;
   if (!all_within(options.covering, input_limits::magnitude)) return false;
   for (Eigen::Index i = 0; i < options.covering.size(); ++i)  // ≥ 0, and > 0 where the start is infeasible
-    if (!(options.covering.coeff(i) >= S(0)) || (options.covering.coeff(i) == S(0) && static_cast<S>(q.coeff(i)) < S(0)))
+    if (!(options.covering.coeff(i) >= S(0)) ||
+        (options.covering.coeff(i) == S(0) && static_cast<S>(q.coeff(i)) < S(0)))
       return false;
   return true;
 }
@@ -640,8 +647,9 @@ Status solve_lcp_lemke(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<D
 /// also for a candidate of the wrong size or with NaN/Inf or |entry| > input_limits::magnitude.
 /// A caller whose guess fails goes on with solve_lcp_lemke (contact_dynamics.hpp does).
 template <class S, int MaxN, class DM, class DQ, class G, class Z, class W>
-Status check_lcp_guess(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q, const Eigen::MatrixBase<G>& guess,
-                       Z& z, W& w, LcpWorkspace<S, MaxN>& ws, const LcpOptions<S, MaxN>& options, LcpReport<S>& report) {
+Status check_lcp_guess(const Eigen::MatrixBase<DM>& M, const Eigen::MatrixBase<DQ>& q,
+                       const Eigen::MatrixBase<G>& guess, Z& z, W& w, LcpWorkspace<S, MaxN>& ws,
+                       const LcpOptions<S, MaxN>& options, LcpReport<S>& report) {
   static_assert(detail::holds_rows_up_to<Z, MaxN>(),
                 "talus: z must be a resizable column vector of up to MaxN entries (LcpWorkspace::Vector)");
   static_assert(detail::holds_rows_up_to<W, MaxN>(),

@@ -71,19 +71,19 @@ namespace talus {
 /// values, not datasheet figures: docs/estimation.md says how to set them).
 template <class S>
 struct ImuNoise {
-  S gyro = S(2.44e-4);             ///< σ_g, rad/s/√Hz
-  S accel = S(1.72e-3);            ///< σ_a, m/s²/√Hz
-  S gyro_bias_walk = S(1e-5);      ///< σ_bg, rad/s²/√Hz
-  S accel_bias_walk = S(1e-4);     ///< σ_ba, m/s³/√Hz
-  S foot_velocity = S(2e-3);       ///< σ_f, m/s/√Hz: how fast a foot in contact may slip
+  S gyro = S(2.44e-4);          ///< σ_g, rad/s/√Hz
+  S accel = S(1.72e-3);         ///< σ_a, m/s²/√Hz
+  S gyro_bias_walk = S(1e-5);   ///< σ_bg, rad/s²/√Hz
+  S accel_bias_walk = S(1e-4);  ///< σ_ba, m/s³/√Hz
+  S foot_velocity = S(2e-3);    ///< σ_f, m/s/√Hz: how fast a foot in contact may slip
 };
 
 /// Measurement ranges: a sample whose magnitude on any axis reaches the range is saturated.
 /// Defaults: BMI088 at its widest settings (±2000 °/s, ±24 g).
 template <class S>
 struct ImuRange {
-  S gyro = S(34.9);     ///< rad/s
-  S accel = S(235.0);   ///< m/s²
+  S gyro = S(34.9);    ///< rad/s
+  S accel = S(235.0);  ///< m/s²
 };
 
 /// Standard deviations of the initial estimate (init).
@@ -99,18 +99,18 @@ struct InitialUncertainty {
 
 enum class EstimatorFailureReason : unsigned char {
   none = 0,
-  not_initialized,   ///< propagate/correct before init
-  gyro_invalid,      ///< NaN/Inf gyroscope sample
-  gyro_saturated,    ///< |ω̃ᵢ| ≥ ImuRange::gyro
-  accel_invalid,     ///< NaN/Inf accelerometer sample
-  accel_saturated,   ///< |ãᵢ| ≥ ImuRange::accel
-  dt_invalid,        ///< dt not in (0, 0.1] s
-  foot_out_of_range, ///< foot index not in 0..MaxFeet−1
-  foot_invalid,      ///< foot position or covariance NaN/Inf, beyond 10 m, or not PSD
-  initial_invalid,   ///< init: R not a rotation, a NaN, or an uncertainty ≤ 0
-  noise_invalid,     ///< a noise density or range ≤ 0 or NaN
-  singular,          ///< an innovation covariance not positive definite
-  overflow,          ///< a result not finite (the estimate was kept)
+  not_initialized,    ///< propagate/correct before init
+  gyro_invalid,       ///< NaN/Inf gyroscope sample
+  gyro_saturated,     ///< |ω̃ᵢ| ≥ ImuRange::gyro
+  accel_invalid,      ///< NaN/Inf accelerometer sample
+  accel_saturated,    ///< |ãᵢ| ≥ ImuRange::accel
+  dt_invalid,         ///< dt not in (0, 0.1] s
+  foot_out_of_range,  ///< foot index not in 0..MaxFeet−1
+  foot_invalid,       ///< foot position or covariance NaN/Inf, beyond 10 m, or not PSD
+  initial_invalid,    ///< init: R not a rotation, a NaN, or an uncertainty ≤ 0
+  noise_invalid,      ///< a noise density or range ≤ 0 or NaN
+  singular,           ///< an innovation covariance not positive definite
+  overflow,           ///< a result not finite (the estimate was kept)
 };
 
 constexpr const char* to_string(EstimatorFailureReason r) {
@@ -141,7 +141,7 @@ struct EstimatorFailure {
 /// One foot's kinematic measurement: position in the base (IMU) frame and its covariance.
 template <class S>
 struct FootMeasurement {
-  Vector3<S> position = Vector3<S>::Zero();                 ///< s_j, B axes (m)
+  Vector3<S> position = Vector3<S>::Zero();                  ///< s_j, B axes (m)
   Matrix3<S> covariance = Matrix3<S>::Identity() * S(1e-6);  ///< Σ_j, B axes (m²)
 };
 
@@ -174,7 +174,8 @@ class InvariantEkf {
   /// Starts the estimate at (R, v, p) with zero biases and no foot in contact; P from sigma.
   Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
     using std::abs;
-    const bool rotation_ok = all_finite(R) && (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
+    const bool rotation_ok = all_finite(R) &&
+                             (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
                              R.determinant() > S(0);
     if (!rotation_ok || !all_finite(v) || !all_finite(p) || !uncertainty_valid(sigma))
       return fail(Status::invalid_input, EstimatorFailureReason::initial_invalid, -1);
@@ -207,7 +208,8 @@ class InvariantEkf {
     const Vector3<S> ez = Vector3<S>::UnitZ();
     const Vector3<S> axis = up_b.cross(ez);
     const S s = axis.norm(), c = up_b.dot(ez);
-    if (s < S(1e-12)) return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
+    if (s < S(1e-12))
+      return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
     using std::atan2;
     return rotation_exp<S>(axis / s * atan2(s, c));
   }
@@ -218,10 +220,10 @@ class InvariantEkf {
     const Vector3<S> w = gyro - bg_, a = accel - ba_;
     const Vector3<S> world_acc = R_ * a + gravity;
     // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45)
-    phi_rows(P_, dt, T_);                 // T = Φ P
+    phi_rows(P_, dt, T_);  // T = Φ P
     Covariance& B = scratch_;
     B = T_.transpose();
-    phi_rows(B, dt, T_);                  // T = Φ (Φ P)ᵀ = Φ P Φᵀ (P symmetric)
+    phi_rows(B, dt, T_);  // T = Φ (Φ P)ᵀ = Φ P Φᵀ (P symmetric)
     add_process_noise(T_, dt);
     const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
     const Vector3<S> v_next = v_ + world_acc * dt;
@@ -240,7 +242,8 @@ class InvariantEkf {
   Status set_contacts(const std::array<bool, MaxFeet>& contact, const std::array<FootMeasurement<S>, MaxFeet>& feet) {
     if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
     for (int j = 0; j < MaxFeet; ++j)
-      if (contact[j] && !contact_[j] && !foot_valid(feet[j])) return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
+      if (contact[j] && !contact_[j] && !foot_valid(feet[j]))
+        return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
     for (int j = 0; j < MaxFeet; ++j) {
       if (contact[j] && !contact_[j]) add_foot(j, feet[j]);
       if (!contact[j] && contact_[j]) remove_foot(j);
@@ -252,7 +255,8 @@ class InvariantEkf {
   Status correct(const std::array<FootMeasurement<S>, MaxFeet>& feet) {
     if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
     for (int j = 0; j < MaxFeet; ++j)
-      if (contact_[j] && !foot_valid(feet[j])) return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
+      if (contact_[j] && !foot_valid(feet[j]))
+        return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
     // work on a copy: a failure part-way keeps the estimate as it was
     State saved = state();
     saved_P_ = P_;
@@ -281,7 +285,7 @@ class InvariantEkf {
   };
   State state() const { return State{R_, v_, p_, bg_, ba_, d_, contact_}; }
   const Matrix3<S>& rotation() const { return R_; }
-  const Vector3<S>& velocity() const { return v_; }             ///< world axes (m/s)
+  const Vector3<S>& velocity() const { return v_; }                 ///< world axes (m/s)
   Vector3<S> body_velocity() const { return R_.transpose() * v_; }  ///< B axes (m/s)
   const Vector3<S>& position() const { return p_; }
   const Vector3<S>& gyro_bias() const { return bg_; }
@@ -302,29 +306,34 @@ class InvariantEkf {
     return true;
   }
   bool noise_valid() const {
-    const S xs[] = {noise.gyro, noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk, noise.foot_velocity, range.gyro, range.accel};
+    const S xs[] = {noise.gyro,          noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk,
+                    noise.foot_velocity, range.gyro,  range.accel};
     for (S x : xs)
       if (!(x > S(0) && x < S(1e6))) return false;
     return all_finite(gravity) && gravity.norm() < S(1e3);
   }
   static bool foot_valid(const FootMeasurement<S>& f) {
-    if (!all_finite(f.position) || !all_finite(f.covariance) || !(f.position.cwiseAbs().maxCoeff() <= S(10))) return false;
+    if (!all_finite(f.position) || !all_finite(f.covariance) || !(f.position.cwiseAbs().maxCoeff() <= S(10)))
+      return false;
     const Matrix3<S>& C = f.covariance;
     using std::abs;
     const S scale = C.cwiseAbs().maxCoeff();
     if (!(scale < S(1e6)) || (C - C.transpose()).cwiseAbs().maxCoeff() > S(1e-6) * scale) return false;
     // positive semidefinite: the leading principal minors of C + tiny·I are ≥ 0
     return C(0, 0) >= S(0) && C(1, 1) >= S(0) && C(2, 2) >= S(0) &&
-           C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale && C.determinant() >= -S(1e-6) * scale * scale * scale;
+           C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale &&
+           C.determinant() >= -S(1e-6) * scale * scale * scale;
   }
 
   Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
     if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
     if (!noise_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
     if (!all_finite(gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_invalid, -1);
-    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
+    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro))
+      return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
     if (!all_finite(accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_invalid, -1);
-    if (!(accel.cwiseAbs().maxCoeff() < range.accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
+    if (!(accel.cwiseAbs().maxCoeff() < range.accel))
+      return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
     if (!(dt > S(0) && dt <= S(0.1))) return fail(Status::invalid_input, EstimatorFailureReason::dt_invalid, -1);
     return Status::ok;
   }
@@ -359,7 +368,8 @@ class InvariantEkf {
     P.noalias() += (sq(noise.gyro) * dt) * (W * W.transpose());
     P.template block<3, 3>(iv, iv).diagonal().array() += sq(noise.accel) * dt;
     for (int j = 0; j < MaxFeet; ++j)
-      if (contact_[j]) P.template block<3, 3>(id + 3 * j, id + 3 * j).diagonal().array() += sq(noise.foot_velocity) * dt;
+      if (contact_[j])
+        P.template block<3, 3>(id + 3 * j, id + 3 * j).diagonal().array() += sq(noise.foot_velocity) * dt;
     P.template block<3, 3>(ibg, ibg).diagonal().array() += sq(noise.gyro_bias_walk) * dt;
     P.template block<3, 3>(iba, iba).diagonal().array() += sq(noise.accel_bias_walk) * dt;
   }

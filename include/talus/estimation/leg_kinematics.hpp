@@ -34,12 +34,14 @@ using JointPositions = Eigen::Matrix<typename ModelT::Scalar, ModelT::nq - 7, 1>
 template <class ModelT, std::size_t NFeet>
 Status leg_kinematics(const ModelT& model, Data<ModelT>& data, const JointPositions<ModelT>& q_joints,
                       const std::array<int, NFeet>& foot_frames, typename ModelT::Scalar encoder_std,
-                      typename ModelT::Scalar model_std, std::array<FootMeasurement<typename ModelT::Scalar>, NFeet>& feet) {
+                      typename ModelT::Scalar model_std,
+                      std::array<FootMeasurement<typename ModelT::Scalar>, NFeet>& feet) {
   using S = typename ModelT::Scalar;
   static_assert(std::is_same<typename ModelT::Tree::template Joint<0>, JointFreeFlyer>::value,
                 "talus::leg_kinematics: the model's root joint must be a free flyer");
   for (auto& f : feet) f = FootMeasurement<S>{Vector3<S>::Zero(), Matrix3<S>::Zero()};
-  if (!(encoder_std >= S(0) && encoder_std < S(1e3) && model_std >= S(0) && model_std < S(1e3))) return Status::invalid_input;
+  if (!(encoder_std >= S(0) && encoder_std < S(1e3) && model_std >= S(0) && model_std < S(1e3)))
+    return Status::invalid_input;
   for (int f : foot_frames)
     if (f < 0 || f >= ModelT::nframes || model.frames[f].body < 0) return Status::invalid_input;
   typename ModelT::ConfigVector q = ModelT::ConfigVector::Zero();

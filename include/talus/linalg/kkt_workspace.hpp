@@ -104,10 +104,10 @@ struct SolverWorkspace {
   static constexpr int max_rows = MaxRows;
   static constexpr int max_kkt = NV + MaxRows;
   using RowVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxRows, 1>;
-  using GMatrix = detail::BoundedMatrix<S, Eigen::Dynamic, NV, MaxRows, NV>;  ///< rows × nv
+  using GMatrix = detail::BoundedMatrix<S, Eigen::Dynamic, NV, MaxRows, NV>;   ///< rows × nv
   using GtMatrix = detail::BoundedMatrix<S, NV, Eigen::Dynamic, NV, MaxRows>;  ///< nv × rows
   using RowMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, MaxRows, MaxRows>;
-  using NVMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, NV, NV>;         ///< reduced (null-space) sizes
+  using NVMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, NV, NV>;  ///< reduced (null-space) sizes
   using KKTMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, max_kkt, max_kkt>;
   using KKTVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, max_kkt, 1>;
   using NVVector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NV, 1>;
@@ -120,7 +120,8 @@ struct SolverWorkspace {
   KKTMatrix K;
   KKTVector kkt_x;
   detail::OneOf<detail::UnblockedPartialPivLU<KKTMatrix>, Eigen::FullPivLU<KKTMatrix>,
-               detail::UnblockedColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>, Eigen::LDLT<KKTMatrix>>
+                detail::UnblockedColPivHouseholderQR<KKTMatrix>, detail::UnblockedHouseholderQR<KKTMatrix>,
+                Eigen::LDLT<KKTMatrix>>
       kkt;
   /// The last solve_kkt_direct's acceptance check (kkt.hpp): the normwise backward error
   /// ‖K z − r‖∞ / (‖K‖∞ ‖z‖∞ + ‖r‖∞) of its answer and the tolerance it was held to; both zero
@@ -130,7 +131,7 @@ struct SolverWorkspace {
 
   // range-space method, Kokkevis and articulated: Z = L⁻ᵀ Gᵀ (or H⁻¹ Gᵀ, or M Gᵀ), Y = G H⁻¹ Gᵀ
   GtMatrix Z;
-  GMatrix W;  ///< range space: G L⁻¹
+  GMatrix W;    ///< range space: G L⁻¹
   GtMatrix Zd;  ///< articulated method: D⁻¹ Z (Z = M Gᵀ in Z)
   RowMatrix Y;
   detail::UnblockedLLT<RowMatrix> Y_llt;

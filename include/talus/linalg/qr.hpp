@@ -55,7 +55,7 @@ struct UnblockedColPivHouseholderQR {
   using ColsVec = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, MaxCols, 1>;
   using Indices = Eigen::Matrix<int, Eigen::Dynamic, 1, 0, MaxCols, 1>;
   MatrixType qr;
-  ColsVec h;             ///< Householder coefficients τ_k
+  ColsVec h;               ///< Householder coefficients τ_k
   Indices transpositions;  ///< column k was swapped with column transpositions(k), k = 0, 1, ...
   ColsVec norms_updated, norms_direct;
   S max_pivot = S(0);

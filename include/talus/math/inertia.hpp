@@ -78,7 +78,9 @@ struct Inertia {
   S kinetic_energy(const Motion<S>& v) const { return S(0.5) * v.dot((*this) * v); }
 
   template <class T>
-  Inertia<T> cast() const { return Inertia<T>(T(mass), com.template cast<T>(), I_c.template cast<T>()); }
+  Inertia<T> cast() const {
+    return Inertia<T>(T(mass), com.template cast<T>(), I_c.template cast<T>());
+  }
 };
 
 /// Spatial inertia held as (m, h = m c, I_o = inertia about the frame origin): the form in
@@ -106,7 +108,8 @@ struct InertiaSum {
     const S c2 = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
     for (int a = 0; a < 3; ++a)
       for (int b = a; b < 3; ++b) {
-        const S v = RI(a, 0) * R(b, 0) + RI(a, 1) * R(b, 1) + RI(a, 2) * R(b, 2) + m * ((a == b ? c2 : S(0)) - c[a] * c[b]);
+        const S v =
+            RI(a, 0) * R(b, 0) + RI(a, 1) * R(b, 1) + RI(a, 2) * R(b, 2) + m * ((a == b ? c2 : S(0)) - c[a] * c[b]);
         r.I_o(a, b) = v;
         r.I_o(b, a) = v;
       }
@@ -170,7 +173,8 @@ inline Matrix6<S> transform_inertia_matrix(const Transform<S>& aMb, const Matrix
   // − D [p]× = ([p]× Dᵀ)ᵀ
   const Matrix3<S> Dt = D.transpose(), Bt = B.transpose();
   Matrix6<S> out;
-  out.template topLeftCorner<3, 3>() = A + detail::cross_columns<S>(aMb.p, Bt) + detail::cross_columns<S>(aMb.p, Dt).transpose();
+  out.template topLeftCorner<3, 3>() =
+      A + detail::cross_columns<S>(aMb.p, Bt) + detail::cross_columns<S>(aMb.p, Dt).transpose();
   out.template topRightCorner<3, 3>() = D;
   out.template bottomLeftCorner<3, 3>() = Dt;
   out.template bottomRightCorner<3, 3>() = C;

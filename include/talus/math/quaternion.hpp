@@ -32,7 +32,9 @@ namespace talus {
 /// A float-normalised quaternion copied into a double q is off by up to a few 1e-7 and is
 /// rejected: renormalise it (renormalize_quaternion / renormalize_quaternions).
 template <class S>
-constexpr S quaternion_norm_tolerance() { return S(1e3) * Eigen::NumTraits<S>::epsilon(); }
+constexpr S quaternion_norm_tolerance() {
+  return S(1e3) * Eigen::NumTraits<S>::epsilon();
+}
 
 /// Default bound of renormalize_quaternion(s): the largest |‖quat‖ − 1| a sensor reading may
 /// have and still be renormalised silently (reported in the count):
@@ -114,16 +116,17 @@ inline Matrix3<S> quaternion_to_rotation(S w, S x, S y, S z) {
   Matrix3<S> R;
   const S xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
   const S wx = w * x, wy = w * y, wz = w * z;
+  // clang-format off
   R << S(1) - S(2) * (yy + zz), S(2) * (xy - wz), S(2) * (xz + wy),
        S(2) * (xy + wz), S(1) - S(2) * (xx + zz), S(2) * (yz - wx),
        S(2) * (xz - wy), S(2) * (yz + wx), S(1) - S(2) * (xx + yy);
+  // clang-format on
   return R;
 }
 
 /// Hamilton product a ⊗ b, both (w, x, y, z).
 template <class S>
-inline Eigen::Matrix<S, 4, 1> quaternion_multiply(const Eigen::Matrix<S, 4, 1>& a,
-                                                  const Eigen::Matrix<S, 4, 1>& b) {
+inline Eigen::Matrix<S, 4, 1> quaternion_multiply(const Eigen::Matrix<S, 4, 1>& a, const Eigen::Matrix<S, 4, 1>& b) {
   Eigen::Matrix<S, 4, 1> r;
   r[0] = a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
   r[1] = a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];

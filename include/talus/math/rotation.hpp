@@ -76,7 +76,7 @@ template <class S>
 Vector3<S> rotation_log(const Matrix3<S>& R) {
   using std::atan2;
   const Vector3<S> d(R(2, 1) - R(1, 2), R(0, 2) - R(2, 0), R(1, 0) - R(0, 1));
-  const S s2 = d.norm();  // 2 sin θ
+  const S s2 = d.norm();          // 2 sin θ
   const S c2 = R.trace() - S(1);  // 2 cos θ
   const S theta = atan2(s2, c2);
   if (s2 < S(1e-6)) {

@@ -22,17 +22,15 @@ namespace talus {
 namespace detail {
 // x + y: the reduced argument as head + tail (fdlibm __kernel_sin / __kernel_cos).
 TALUS_INLINE double sin_kernel(double x, double y, double z) {  // |x| ≤ π/4, z = x²
-  constexpr double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03,
-                   S3 = -1.98412698298579493134e-04, S4 = 2.75573137070700676789e-06,
-                   S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
+  constexpr double S1 = -1.66666666666666324348e-01, S2 = 8.33333333332248946124e-03, S3 = -1.98412698298579493134e-04,
+                   S4 = 2.75573137070700676789e-06, S5 = -2.50507602534068634195e-08, S6 = 1.58969099521155010221e-10;
   const double r = S2 + z * (S3 + z * (S4 + z * (S5 + z * S6)));
   const double v = z * x;
   return x - ((z * (0.5 * y - v * r) - y) - v * S1);
 }
 TALUS_INLINE double cos_kernel(double x, double y, double z) {  // z = x², |x| ≤ π/4
-  constexpr double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03,
-                   C3 = 2.48015872894767294178e-05, C4 = -2.75573143513906633035e-07,
-                   C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
+  constexpr double C1 = 4.16666666666666019037e-02, C2 = -1.38888888888741095749e-03, C3 = 2.48015872894767294178e-05,
+                   C4 = -2.75573143513906633035e-07, C5 = 2.08757232129817482790e-09, C6 = -1.13596475577881948265e-11;
   const double r = z * (C1 + z * (C2 + z * (C3 + z * (C4 + z * (C5 + z * C6)))));
   const double hz = 0.5 * z;
   const double w = 1.0 - hz;

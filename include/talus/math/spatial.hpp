@@ -43,12 +43,18 @@
 
 namespace talus {
 
-template <class S> using Vector3 = Eigen::Matrix<S, 3, 1>;
-template <class S> using Matrix3 = Eigen::Matrix<S, 3, 3>;
-template <class S> using Vector6 = Eigen::Matrix<S, 6, 1>;
-template <class S> using Matrix6 = Eigen::Matrix<S, 6, 6>;
-template <class S> using Motion = Vector6<S>;  ///< [ω; v]
-template <class S> using Force = Vector6<S>;   ///< [n; f]
+template <class S>
+using Vector3 = Eigen::Matrix<S, 3, 1>;
+template <class S>
+using Matrix3 = Eigen::Matrix<S, 3, 3>;
+template <class S>
+using Vector6 = Eigen::Matrix<S, 6, 1>;
+template <class S>
+using Matrix6 = Eigen::Matrix<S, 6, 6>;
+template <class S>
+using Motion = Vector6<S>;  ///< [ω; v]
+template <class S>
+using Force = Vector6<S>;  ///< [n; f]
 
 /// [a]×: the 3x3 matrix with [a]× b = a × b.
 template <class S>
@@ -61,16 +67,20 @@ TALUS_INLINE Matrix3<S> skew(const Vector3<S>& a) {
 /// R x, written out: Eigen's 3x3 products do not always inline inside the unrolled algorithms.
 template <class S>
 TALUS_INLINE Vector3<S> mul(const Matrix3<S>& R, const Vector3<S>& x) {
+  // clang-format off
   return Vector3<S>(R(0, 0) * x[0] + R(0, 1) * x[1] + R(0, 2) * x[2],
                     R(1, 0) * x[0] + R(1, 1) * x[1] + R(1, 2) * x[2],
                     R(2, 0) * x[0] + R(2, 1) * x[1] + R(2, 2) * x[2]);
+  // clang-format on
 }
 /// Rᵀ x, written out.
 template <class S>
 TALUS_INLINE Vector3<S> mul_transpose(const Matrix3<S>& R, const Vector3<S>& x) {
+  // clang-format off
   return Vector3<S>(R(0, 0) * x[0] + R(1, 0) * x[1] + R(2, 0) * x[2],
                     R(0, 1) * x[0] + R(1, 1) * x[1] + R(2, 1) * x[2],
                     R(0, 2) * x[0] + R(1, 2) * x[1] + R(2, 2) * x[2]);
+  // clang-format on
 }
 /// a × b, written out.
 template <class S>

@@ -100,7 +100,9 @@ struct Transform {
   }
 
   template <class T>
-  Transform<T> cast() const { return Transform<T>(R.template cast<T>(), p.template cast<T>()); }
+  Transform<T> cast() const {
+    return Transform<T>(R.template cast<T>(), p.template cast<T>());
+  }
 };
 
 /// Rotation about a unit axis by angle (rad), right-handed.
@@ -111,9 +113,11 @@ inline Matrix3<S> axis_angle_rotation(const Vector3<S>& axis, S angle) {
   const S t = S(1) - c;
   const S x = axis.x(), y = axis.y(), z = axis.z();
   Matrix3<S> R;
+  // clang-format off
   R << t * x * x + c, t * x * y - s * z, t * x * z + s * y,
        t * x * y + s * z, t * y * y + c, t * y * z - s * x,
        t * x * z - s * y, t * y * z + s * x, t * z * z + c;
+  // clang-format on
   return R;
 }
 
@@ -124,9 +128,11 @@ inline Matrix3<S> rpy_rotation(S roll, S pitch, S yaw) {
   using std::sin;
   const S cr = cos(roll), sr = sin(roll), cp = cos(pitch), sp = sin(pitch), cy = cos(yaw), sy = sin(yaw);
   Matrix3<S> R;
+  // clang-format off
   R << cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
        sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
        -sp, cp * sr, cp * cr;
+  // clang-format on
   return R;
 }
 

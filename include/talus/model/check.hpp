@@ -46,8 +46,7 @@ inline Status check_configuration(const ModelT&, const Eigen::MatrixBase<Q>& q) 
   static_for<ModelT::nb>([&](auto i) {
     constexpr int I = decltype(i)::value;
     using J = typename Tree::template Joint<I>;
-    if constexpr (J::has_quaternion)
-      ok = ok && J::template valid<S>(q.template segment<J::nq>(Tree::idx_q[I]));
+    if constexpr (J::has_quaternion) ok = ok && J::template valid<S>(q.template segment<J::nq>(Tree::idx_q[I]));
   });
   return ok ? Status::ok : Status::invalid_input;
 }
@@ -69,7 +68,9 @@ constexpr bool entry_sizes_ok() {
   return fits<Q, ModelT::nq>() && holds_size<Out, ModelT::nv>() && (fits<Tangents, ModelT::nv>() && ...);
 }
 template <class Derived>
-inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) { return all_within(x, input_limits::magnitude); }
+inline bool inputs_finite(const Eigen::MatrixBase<Derived>& x) {
+  return all_within(x, input_limits::magnitude);
+}
 template <class T, std::size_t N>
 inline bool inputs_finite(const std::array<T, N>& xs) {  // e.g. ExternalForces
   bool ok = true;
@@ -93,7 +94,9 @@ inline bool tangent_input_valid(const std::array<T, N>& xs) {  // ExternalForces
 }
 /// A point or translation (m): finite and within input_limits::position.
 template <class Derived>
-inline bool point_valid(const Eigen::MatrixBase<Derived>& p) { return all_within(p, input_limits::position); }
+inline bool point_valid(const Eigen::MatrixBase<Derived>& p) {
+  return all_within(p, input_limits::position);
+}
 
 /// True if R is a rotation: finite, RᵀR = 1 and det R = +1 to within √ε (about 1.5e-8 in
 /// double, 3.5e-4 in float: a float cast of an exact rotation passes).
@@ -113,7 +116,9 @@ template <class J>
 struct has_runtime_axis<J, std::void_t<decltype(J::axis_index)>> : std::bool_constant<(J::axis_index < 0)> {};
 
 template <class S>
-inline bool transform_valid(const Transform<S>& M) { return point_valid(M.p) && rotation_valid(M.R); }
+inline bool transform_valid(const Transform<S>& M) {
+  return point_valid(M.p) && rotation_valid(M.R);
+}
 
 /// Mass in [0, input_limits::mass], com within the position bound, I_c symmetric and
 /// positive semi-definite (leading minors, to a tolerance relative to its size), entries
@@ -197,26 +202,26 @@ inline Status output_or_zero(Status s, const Result& result, Out& out) {
 /// Macros, not functions: a static_assert's message must be a string literal, and only the
 /// preprocessor can write the function's and the argument's names into it (stringizing); a
 /// helper function's static_assert would name the helper, and the error would point there.
-#define TALUS_ASSERT_CONFIG(fn, ModelT, arg)                                                    \
-  static_assert(::talus::detail::fits<decltype(arg), ModelT::nq>(),                          \
+#define TALUS_ASSERT_CONFIG(fn, ModelT, arg)                        \
+  static_assert(::talus::detail::fits<decltype(arg), ModelT::nq>(), \
                 "talus::" #fn ": " #arg " must have nq rows (Model::ConfigVector)")
-#define TALUS_ASSERT_TANGENT(fn, ModelT, arg)                                                   \
-  static_assert(::talus::detail::fits<decltype(arg), ModelT::nv>(),                          \
+#define TALUS_ASSERT_TANGENT(fn, ModelT, arg)                       \
+  static_assert(::talus::detail::fits<decltype(arg), ModelT::nv>(), \
                 "talus::" #fn ": " #arg " must have nv rows (Model::TangentVector)")
-#define TALUS_ASSERT_CONFIG_OUT(fn, ModelT, arg)                                                \
-  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nq>(),                    \
+#define TALUS_ASSERT_CONFIG_OUT(fn, ModelT, arg)                          \
+  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nq>(), \
                 "talus::" #fn ": " #arg " must have nq rows (Model::ConfigVector)")
-#define TALUS_ASSERT_TANGENT_OUT(fn, ModelT, arg)                                               \
-  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nv>(),                    \
+#define TALUS_ASSERT_TANGENT_OUT(fn, ModelT, arg)                         \
+  static_assert(::talus::detail::holds_size<decltype(arg), ModelT::nv>(), \
                 "talus::" #fn ": " #arg " must have nv rows (Model::TangentVector)")
 /// The common shape: configuration q, tangent inputs v and tau (or q̈), tangent output out.
-#define TALUS_CHECK_ENTRY_SIZES(fn, ModelT, q, v, tau, out)                                     \
-  TALUS_ASSERT_CONFIG(fn, ModelT, q);                                                          \
-  TALUS_ASSERT_TANGENT(fn, ModelT, v);                                                         \
-  TALUS_ASSERT_TANGENT(fn, ModelT, tau);                                                       \
+#define TALUS_CHECK_ENTRY_SIZES(fn, ModelT, q, v, tau, out) \
+  TALUS_ASSERT_CONFIG(fn, ModelT, q);                       \
+  TALUS_ASSERT_TANGENT(fn, ModelT, v);                      \
+  TALUS_ASSERT_TANGENT(fn, ModelT, tau);                    \
   TALUS_ASSERT_TANGENT_OUT(fn, ModelT, out)
 /// Configuration q, one tangent input v (q̇⁻ of an impulse), tangent output out.
-#define TALUS_CHECK_ENTRY_SIZES_QV(fn, ModelT, q, v, out)                                       \
-  TALUS_ASSERT_CONFIG(fn, ModelT, q);                                                          \
-  TALUS_ASSERT_TANGENT(fn, ModelT, v);                                                         \
+#define TALUS_CHECK_ENTRY_SIZES_QV(fn, ModelT, q, v, out) \
+  TALUS_ASSERT_CONFIG(fn, ModelT, q);                     \
+  TALUS_ASSERT_TANGENT(fn, ModelT, v);                    \
   TALUS_ASSERT_TANGENT_OUT(fn, ModelT, out)

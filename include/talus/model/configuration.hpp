@@ -70,7 +70,8 @@ Status integrate(const ModelT& model, const Eigen::MatrixBase<Q>& q, const Eigen
 template <class ModelT, class Q0, class Q1, class Out>
 Status difference(const ModelT& model, const Eigen::MatrixBase<Q0>& q0, const Eigen::MatrixBase<Q1>& q1,
                   Eigen::MatrixBase<Out>& out) {
-  static_assert(detail::holds_size<Out, ModelT::nv>(), "talus::difference: out must have nv rows (Model::TangentVector)");
+  static_assert(detail::holds_size<Out, ModelT::nv>(),
+                "talus::difference: out must have nv rows (Model::TangentVector)");
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   Status s = check_configuration(model, q0);
@@ -142,8 +143,7 @@ Status renormalize_quaternions(const ModelT& model, Eigen::MatrixBase<Q>& q,
                 "talus: q must have nq rows (the model's configuration size)");
   static_assert(std::is_same<typename Q::Scalar, S>::value, "talus: q must have the model's scalar type");
   if (renormalised) *renormalised = 0;
-  if (q.rows() != ModelT::nq || q.cols() != 1 || !all_within(q, input_limits::position))
-    return Status::invalid_input;
+  if (q.rows() != ModelT::nq || q.cols() != 1 || !all_within(q, input_limits::position)) return Status::invalid_input;
   if (!(max_deviation >= S(0) && max_deviation < S(1))) return Status::invalid_input;
   // Pass 1 on copies: decide for every quaternion before touching q.
   bool ok = true;

@@ -21,6 +21,8 @@ struct Data {
   // forward kinematics
   std::array<Transform<S>, nb> liMi{};  ///< body i in its parent body (world for roots)
   std::array<Transform<S>, nb> oMi{};   ///< body i in world
+  // Member comments longer than the line: clang-format would break the initializers instead.
+  // clang-format off
   std::array<Motion<S>, nb> v = filled<Motion<S>, nb>(Motion<S>::Zero());        ///< spatial velocity of body i, body frame
   std::array<Motion<S>, nb> a = filled<Motion<S>, nb>(Motion<S>::Zero());        ///< spatial acceleration of body i, body frame (no gravity)
   std::array<Motion<S>, nb> a_gf = filled<Motion<S>, nb>(Motion<S>::Zero());     ///< RNEA/ABA: a − ᵢX_world [0; g], gravity as a fictitious base acceleration
@@ -35,10 +37,11 @@ struct Data {
   Eigen::Matrix<S, 6, nv> U = Eigen::Matrix<S, 6, nv>::Zero();  ///< ABA: IA S, by dof
   std::array<Matrix6<S>, nb> Dinv = filled<Matrix6<S>, nb>(Matrix6<S>::Zero());    ///< ABA: (Sᵀ IA S)⁻¹ (top-left nv_i block)
   TangentVector u = TangentVector::Zero();     ///< ABA: τ − Sᵀ pA
+  // clang-format on
 
   // CRBA
-  std::array<InertiaSum<S>, nb> Yc{};   ///< CRBA: composite rigid-body inertia of the subtree, world frame
-  MatrixNV H = MatrixNV::Zero();        ///< joint-space inertia matrix (full, symmetric)
+  std::array<InertiaSum<S>, nb> Yc{};  ///< CRBA: composite rigid-body inertia of the subtree, world frame
+  MatrixNV H = MatrixNV::Zero();       ///< joint-space inertia matrix (full, symmetric)
 
   // Sparse factorization H = Lᵀ L (lower triangle of L used)
   MatrixNV L = MatrixNV::Zero();
@@ -47,10 +50,10 @@ struct Data {
   Eigen::Matrix<S, 6, nv> J = Eigen::Matrix<S, 6, nv>::Zero();  ///< world-frame Jacobian columns
 
   // centroidal
-  std::array<Inertia<S>, nb> Ycom{};    ///< subtree inertia in world frame (CoM algorithms)
-  Vector3<S> com = Vector3<S>::Zero();  ///< whole-body center of mass, world
-  Vector3<S> vcom = Vector3<S>::Zero(); ///< its velocity, world
-  S mass = S(0);                        ///< total mass of the moving bodies
+  std::array<Inertia<S>, nb> Ycom{};     ///< subtree inertia in world frame (CoM algorithms)
+  Vector3<S> com = Vector3<S>::Zero();   ///< whole-body center of mass, world
+  Vector3<S> vcom = Vector3<S>::Zero();  ///< its velocity, world
+  S mass = S(0);                         ///< total mass of the moving bodies
 };
 
 }  // namespace talus

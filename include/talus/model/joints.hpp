@@ -178,15 +178,25 @@ struct JointAxis {
   }
 
   template <class S, class Q>
-  static void neutral(Q&& q) { q[0] = S(0); }
+  static void neutral(Q&& q) {
+    q[0] = S(0);
+  }
   template <class S, class Q, class V, class Out>
-  static void integrate(const Q& q, const V& v, Out&& out) { out[0] = q[0] + v[0]; }
+  static void integrate(const Q& q, const V& v, Out&& out) {
+    out[0] = q[0] + v[0];
+  }
   template <class S, class Q0, class Q1, class Out>
-  static void difference(const Q0& q0, const Q1& q1, Out&& out) { out[0] = q1[0] - q0[0]; }
+  static void difference(const Q0& q0, const Q1& q1, Out&& out) {
+    out[0] = q1[0] - q0[0];
+  }
   template <class S, class Q>
-  static bool normalize(Q&&) { return true; }
+  static bool normalize(Q&&) {
+    return true;
+  }
   template <class S, class Q>
-  static bool valid(const Q&) { return true; }
+  static bool valid(const Q&) {
+    return true;
+  }
 };
 
 using JointRevoluteX = JointAxis<true, 0>;
@@ -261,7 +271,9 @@ struct JointSpherical {
   }
   /// m += S q̇
   template <class S, class V>
-  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) { m += motion<S>(axis, v); }
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    m += motion<S>(axis, v);
+  }
   /// a += m × (S q̇)
   template <class S, class V>
   TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
@@ -294,9 +306,13 @@ struct JointSpherical {
     for (int k = 0; k < 3; ++k) out[k] = w[k];
   }
   template <class S, class Q>
-  static bool normalize(Q&& q) { return detail::quaternion_normalize<S>(q); }
+  static bool normalize(Q&& q) {
+    return detail::quaternion_normalize<S>(q);
+  }
   template <class S, class Q>
-  static bool valid(const Q& q) { return detail::quaternion_valid<S>(q); }
+  static bool valid(const Q& q) {
+    return detail::quaternion_valid<S>(q);
+  }
 };
 
 /// Six-dof joint of a floating base: q = [p (3); quaternion (w, x, y, z)], v = [ω; v] body frame.
@@ -314,7 +330,9 @@ struct JointFreeFlyer {
     return XT * transform<S>(axis, q);
   }
   template <class S>
-  static Eigen::Matrix<S, 6, 6> motion_subspace(const Vector3<S>&) { return Matrix6<S>::Identity(); }
+  static Eigen::Matrix<S, 6, 6> motion_subspace(const Vector3<S>&) {
+    return Matrix6<S>::Identity();
+  }
   template <class S>
   static Eigen::Matrix<S, 6, 6> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
     return aM.act_motion_cols(motion_subspace<S>(axis));
@@ -327,16 +345,22 @@ struct JointFreeFlyer {
   }
   /// m += S q̇
   template <class S, class V>
-  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) { m += motion<S>(axis, v); }
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    m += motion<S>(axis, v);
+  }
   /// a += m × (S q̇)
   template <class S, class V>
   TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
     a += cross_motion<S>(m, motion<S>(axis, v));
   }
   template <class S, class F>
-  static Eigen::Matrix<S, 6, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) { return f; }
+  static Eigen::Matrix<S, 6, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) {
+    return f;
+  }
   template <class S>
-  static Matrix6<S> mul_subspace(const Vector3<S>&, const Matrix6<S>& M) { return M; }
+  static Matrix6<S> mul_subspace(const Vector3<S>&, const Matrix6<S>& M) {
+    return M;
+  }
 
   template <class S, class Q>
   static void neutral(Q&& q) {

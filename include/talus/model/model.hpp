@@ -45,11 +45,13 @@ struct Model {
   using Jacobian6 = Eigen::Matrix<S, 6, nv>;
   using Jacobian3 = Eigen::Matrix<S, 3, nv>;
 
-  std::array<const char*, nb> body_name{};    ///< URDF link name of each body
-  std::array<const char*, nb> joint_name{};   ///< URDF joint name of each body's joint
+  std::array<const char*, nb> body_name{};         ///< URDF link name of each body
+  std::array<const char*, nb> joint_name{};        ///< URDF joint name of each body's joint
   std::array<Transform<S>, nb> joint_placement{};  ///< X_T: joint frame in parent body frame
+  // clang-format off
   std::array<Vector3<S>, nb> axis = filled<Vector3<S>, nb>(Vector3<S>::Zero());          ///< unit axis (joint frame) of generic-axis joints
-  std::array<Inertia<S>, nb> inertia{};       ///< body inertia in body frame (merged fixed links included)
+  // clang-format on
+  std::array<Inertia<S>, nb> inertia{};  ///< body inertia in body frame (merged fixed links included)
   std::array<Frame<S>, (NumFrames > 0 ? NumFrames : 1)> frames{};  ///< named frames
 
   ConfigVector lower_position_limit = ConfigVector::Constant(S(-1e10));  ///< per q entry (quaternions: -1)
@@ -92,7 +94,8 @@ struct Model {
       m.axis[i] = axis[i].template cast<T>();
       m.inertia[i] = inertia[i].template cast<T>();
     }
-    for (int i = 0; i < NumFrames; ++i) m.frames[i] = {frames[i].name, frames[i].body, frames[i].placement.template cast<T>()};
+    for (int i = 0; i < NumFrames; ++i)
+      m.frames[i] = {frames[i].name, frames[i].body, frames[i].placement.template cast<T>()};
     m.lower_position_limit = lower_position_limit.template cast<T>();
     m.upper_position_limit = upper_position_limit.template cast<T>();
     m.velocity_limit = velocity_limit.template cast<T>();

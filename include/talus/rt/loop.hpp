@@ -153,13 +153,13 @@ struct TimeStats {
 };
 
 struct LoopConfig {
-  std::uint64_t period_ns = 1000000;   ///< release period (ns), > 0
-  std::uint64_t deadline_ns = 0;       ///< relative deadline (ns); 0: the period
-  Overrun overrun = Overrun::skip;     ///< see the file comment
-  std::uint32_t max_catch_up = 4;      ///< Overrun::catch_up: late iterations in a row before skipping
-  std::uint64_t exec_bin_ns = 0;       ///< histogram bin width of execution times; 0: period / (Bins − 1)
-  std::uint64_t latency_bin_ns = 0;    ///< histogram bin width of wake-up latencies; 0: the target's
-                                       ///< default (Linux: period / (Bins − 1), bare metal: 1 µs)
+  std::uint64_t period_ns = 1000000;  ///< release period (ns), > 0
+  std::uint64_t deadline_ns = 0;      ///< relative deadline (ns); 0: the period
+  Overrun overrun = Overrun::skip;    ///< see the file comment
+  std::uint32_t max_catch_up = 4;     ///< Overrun::catch_up: late iterations in a row before skipping
+  std::uint64_t exec_bin_ns = 0;      ///< histogram bin width of execution times; 0: period / (Bins − 1)
+  std::uint64_t latency_bin_ns = 0;   ///< histogram bin width of wake-up latencies; 0: the target's
+                                      ///< default (Linux: period / (Bins − 1), bare metal: 1 µs)
 };
 
 /// The bin widths a Loop<Bins> uses for `config` (the file comment says why): the width
@@ -196,11 +196,11 @@ struct LoopStats {
 
 /// What the body gets each iteration.
 struct Tick {
-  std::uint64_t iteration = 0;    ///< 0, 1, 2, ... (body executions)
-  std::uint64_t period_index = 0; ///< n of release(n) = t0 + n · period (skipped periods included)
-  std::uint64_t release_ns = 0;   ///< when this iteration was due to start
-  std::uint64_t deadline_ns = 0;  ///< when it must end
-  std::uint64_t start_ns = 0;     ///< when it started
+  std::uint64_t iteration = 0;     ///< 0, 1, 2, ... (body executions)
+  std::uint64_t period_index = 0;  ///< n of release(n) = t0 + n · period (skipped periods included)
+  std::uint64_t release_ns = 0;    ///< when this iteration was due to start
+  std::uint64_t deadline_ns = 0;   ///< when it must end
+  std::uint64_t start_ns = 0;      ///< when it started
 };
 
 template <int Bins = 64>
@@ -232,8 +232,8 @@ class Loop {
     if (T == 0) return Status::invalid_input;
     const std::uint64_t D = config_.deadline_ns ? config_.deadline_ns : T;
     const std::uint64_t t0 = start_ns;
-    std::uint64_t n = 0;             // period index of the next release
-    std::uint32_t late_in_a_row = 0; // catch_up: consecutive late releases
+    std::uint64_t n = 0;              // period index of the next release
+    std::uint32_t late_in_a_row = 0;  // catch_up: consecutive late releases
     for (std::uint64_t it = 0; it < iterations; ++it) {
       Tick tick;
       tick.iteration = it;

@@ -72,11 +72,11 @@ class CriticalSection {
 
 /// What is known about a fault when the hook runs.
 struct FaultInfo {
-  const char* reason = "";   ///< "HardFault", "SIGSEGV", or the text given to fault()
-  std::uintptr_t pc = 0;     ///< faulting instruction, when known
-  std::uintptr_t lr = 0;     ///< link register at the fault (Cortex-M), else 0
-  std::uintptr_t address = 0;///< faulting data address, when known (MMFAR/BFAR, si_addr)
-  std::uint32_t status = 0;  ///< CFSR (Cortex-M) or signal number (POSIX)
+  const char* reason = "";     ///< "HardFault", "SIGSEGV", or the text given to fault()
+  std::uintptr_t pc = 0;       ///< faulting instruction, when known
+  std::uintptr_t lr = 0;       ///< link register at the fault (Cortex-M), else 0
+  std::uintptr_t address = 0;  ///< faulting data address, when known (MMFAR/BFAR, si_addr)
+  std::uint32_t status = 0;    ///< CFSR (Cortex-M) or signal number (POSIX)
 };
 
 /// Called first when a fault happens (hardware fault, fatal signal, or fault()): put the

@@ -166,9 +166,9 @@ void reduced_constraint_forces(WS& ws, const Lambda& lambda) {
 /// the same answer to rounding.
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
-                                   const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
-                                   const Eigen::MatrixBase<T>& tau, Out& ddq,
-                                   const ExternalForces<ModelT>* fext = nullptr) {
+                                    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                    const Eigen::MatrixBase<T>& tau, Out& ddq,
+                                    const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_articulated, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -202,7 +202,7 @@ Status forward_dynamics_articulated(const ModelT& model, Data<ModelT>& data, Con
     detail::solve_delassus(ws, cs.lambda);
     detail::reduced_constraint_forces(ws, cs.lambda);
     ws.t += data.u;
-    detail::aba_accelerations<true>(model, data, ws.t, a_world);  // q̈ = H⁻¹ (τ − C + Gᵀ λ)
+    detail::aba_accelerations<true>(model, data, ws.t, a_world);        // q̈ = H⁻¹ (τ − C + Gᵀ λ)
     if (detail::constraint_residual(cs.G, cs.gamma, data.ddq, ws.r)) {  // one refinement step
       detail::solve_delassus(ws, ws.r);
       cs.lambda += ws.r;
@@ -243,7 +243,8 @@ Status compute_impulse_articulated(const ModelT& model, Data<ModelT>& data, Cons
       detail::zero_constraint_results(cs);
       return detail::finish_constrained(Status::invalid_input, cs, x, v_plus);
     }
-    if (!detail::aba_backward<false>(model, data, zero)) return detail::finish_constrained(Status::singular, cs, x, v_plus);
+    if (!detail::aba_backward<false>(model, data, zero))
+      return detail::finish_constrained(Status::singular, cs, x, v_plus);
     auto& ws = cs.ws;
     detail::articulated_delassus(model, data, cs.G, ws);
     if (target != nullptr) ws.r = *target;

@@ -39,8 +39,9 @@ Status check_tau(const ConstraintSet<ModelT, MR, MC>& cs, const T& tau) {
 template <class ModelT, int MR, int MC, class Out>
 Status finish_constrained(Status s, ConstraintSet<ModelT, MR, MC>& cs, const typename ModelT::TangentVector& x,
                           Out& ddq, const Residual<typename ModelT::Scalar>& evidence = {}) {
-  static_assert(holds_size<Out, ModelT::nv>(),
-                "talus: the output of a constrained solve (q̈, or q̇⁺ of an impulse) must have nv rows (Model::TangentVector)");
+  static_assert(
+      holds_size<Out, ModelT::nv>(),
+      "talus: the output of a constrained solve (q̈, or q̇⁺ of an impulse) must have nv rows (Model::TangentVector)");
   cs.residual = evidence;
   if (s == Status::ok && !(all_finite(x) && all_finite(cs.lambda))) s = Status::overflow;
   (void)record_status(cs, s);
@@ -133,7 +134,7 @@ void refine_range_space(const Data<ModelT>& data, const GM& G, const Gv& g, WS& 
   ws.Y_llt.solveInPlace(ws.r);
   lambda += ws.r;
   ws.t2.noalias() = ws.W.transpose().lazyProduct(ws.r);  // L⁻ᵀ Gᵀ δλ
-  solve_l_unchecked(data, ws.t2);             // H⁻¹ Gᵀ δλ
+  solve_l_unchecked(data, ws.t2);                        // H⁻¹ Gᵀ δλ
   x += ws.t2;
 }
 }  // namespace detail
@@ -142,8 +143,7 @@ void refine_range_space(const Data<ModelT>& data, const GM& G, const Gv& g, WS& 
 template <class ModelT, int MR, int MC, class Q, class V, class T, class Out>
 Status forward_dynamics_direct(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
-                               const Eigen::MatrixBase<T>& tau, Out& ddq,
-                               KKTMethod method = KKTMethod::partial_piv_lu,
+                               const Eigen::MatrixBase<T>& tau, Out& ddq, KKTMethod method = KKTMethod::partial_piv_lu,
                                const ExternalForces<ModelT>* fext = nullptr) {
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_direct, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
@@ -243,7 +243,8 @@ void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const For
     constexpr int iv = Tree::idx_v[I];
     Motion<S> ap = Motion<S>::Zero();
     if constexpr (P >= 0) ap = data.liMi[I].inverse_act_motion(acc[P]);
-    const Eigen::Matrix<S, nvi, 1> qdd = data.Dinv[I].template topLeftCorner<nvi, nvi>() *
+    const Eigen::Matrix<S, nvi, 1> qdd =
+        data.Dinv[I].template topLeftCorner<nvi, nvi>() *
         (u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
     x.template segment<nvi>(iv) = qdd;
     acc[I] = ap + J::template motion<S>(model.axis[I], qdd);
@@ -283,7 +284,8 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
       detail::zero_constraint_results(cs);
       return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
     }
-    s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext) : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
+    s = fext ? detail::aba_pass<true>(model, data, q, v, tau, fext)
+             : detail::aba_pass<false>(model, data, q, v, tau, nullptr);
     if (s != Status::ok) return detail::finish_constrained(s, cs, x, ddq);
     x = data.ddq;
     auto& ws = cs.ws;
@@ -305,7 +307,7 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
         } else {
           const int k = j % 3;
           const Vector3<S> n = e.rows6d == ContactFrame6D::local ? Vector3<S>(e.frame[0].R.col(k))
-                                                                  : Vector3<S>(Rt.col(k));  // body axes
+                                                                 : Vector3<S>(Rt.col(k));  // body axes
           if (j < 3) f.template head<3>() = n;
           else f << e.frame[0].p.cross(n), n;
         }

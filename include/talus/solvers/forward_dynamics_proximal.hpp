@@ -81,10 +81,10 @@ struct ProximalSettings {
 /// What the proximal iteration did.
 template <class S>
 struct ProximalReport {
-  int iterations = 0;      ///< iterations run (1 … max_iterations; 0 when none ran)
-  S residual = S(0);       ///< ‖G q̈ − γ‖∞ at the last iterate
-  S lambda_step = S(0);    ///< ‖λₖ − λₖ₋₁‖∞ of the last iteration
-  S tolerance = S(0);      ///< absolute_accuracy + relative_accuracy · s, what residual was held to
+  int iterations = 0;    ///< iterations run (1 … max_iterations; 0 when none ran)
+  S residual = S(0);     ///< ‖G q̈ − γ‖∞ at the last iterate
+  S lambda_step = S(0);  ///< ‖λₖ − λₖ₋₁‖∞ of the last iteration
+  S tolerance = S(0);    ///< absolute_accuracy + relative_accuracy · s, what residual was held to
   /// (residual, tolerance) as the uniform pair (status.hpp); absolute, in γ's units (m/s², or
   /// m/s for an impulse): the proximal method's accuracy is the caller's settings, not rounding.
   Residual<S> evidence() const { return {residual, tolerance}; }

@@ -61,9 +61,7 @@ Status impulse(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR
       if (s == Status::ok) s = solve_kkt_range_space(model, data, b, cs.G, g, cs.ws, x, cs.lambda);
       if (s == Status::ok) refine_range_space(data, cs.G, g, cs.ws, x, cs.lambda);
       break;
-    case ImpulseMethod::null_space:
-      s = solve_kkt_null_space(data.H, b, cs.G, g, cs.ws, x, cs.lambda);
-      break;
+    case ImpulseMethod::null_space: s = solve_kkt_null_space(data.H, b, cs.G, g, cs.ws, x, cs.lambda); break;
   }
   if (s == Status::ok && how != ImpulseMethod::direct) s = accept_constraint_residual(cs.G, g, x, cs.ws.r, evidence);
   return finish_constrained(s, cs, x, v_plus, evidence);
@@ -78,8 +76,7 @@ Status compute_impulse_direct(const ModelT& model, Data<ModelT>& data, Constrain
                               const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
   TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_direct, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) return Status::invalid_input;
-  else
-    return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::direct, method, target);
+  else return detail::impulse(model, data, cs, q, v_minus, v_plus, detail::ImpulseMethod::direct, method, target);
 }
 
 /// Range-space method: (G H⁻¹ Gᵀ) Λ = v⁺ − G q̇⁻, q̇⁺ = q̇⁻ + H⁻¹ Gᵀ Λ, then one refinement step

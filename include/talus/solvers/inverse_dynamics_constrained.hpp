@@ -129,15 +129,15 @@ struct InverseDynamicsWorkspace {
 
   NVxRows Bt;  ///< P Gᵀ (nu × m)
   detail::UnblockedColPivHouseholderQR<NVxRows> Bt_qr;
-  NVMatrix Qb;      ///< Q of P Gᵀ Π = Q R (nu × nu)
-  RowsxRows T;      ///< R₁₁⁻¹ R₁₂ (ρ × (m − ρ))
-  NVMatrix A;       ///< P H Pᵀ Q₂ (nu × (nu − ρ))
-  NVMatrix ZAZ;     ///< Q₂ᵀ P H Pᵀ Q₂
+  NVMatrix Qb;   ///< Q of P Gᵀ Π = Q R (nu × nu)
+  RowsxRows T;   ///< R₁₁⁻¹ R₁₂ (ρ × (m − ρ))
+  NVMatrix A;    ///< P H Pᵀ Q₂ (nu × (nu − ρ))
+  NVMatrix ZAZ;  ///< Q₂ᵀ P H Pᵀ Q₂
   detail::UnblockedLLT<NVMatrix> ZAZ_llt;
-  NVxRows Dp;       ///< S Gᵀ Π (na × m)
-  NVxRows N;        ///< internal-force directions' effect on τₐ (na × (m − ρ)); relaxed: Mᵀ
+  NVxRows Dp;  ///< S Gᵀ Π (na × m)
+  NVxRows N;   ///< internal-force directions' effect on τₐ (na × (m − ρ)); relaxed: Mᵀ
   detail::UnblockedColPivHouseholderQR<NVxRows> N_qr;
-  RowsxNV K;        ///< relaxed: the constraint rows on u alone ((m − ρ) × na)
+  RowsxNV K;  ///< relaxed: the constraint rows on u alone ((m − ρ) × na)
   RowVector c, mu, h;
   NVVector u, w, z, e, y;
   TangentVector x = TangentVector::Zero(), f = TangentVector::Zero();
@@ -243,7 +243,8 @@ Status idc_accelerations(const Data<ModelT>& data, const ConstraintSet<ModelT, M
     for (int i = 0; i < nu; ++i)
       for (int l = 0; l < k; ++l) {
         S v = S(0);
-        for (int t = 0; t < nu; ++t) v += H(iw.un[static_cast<std::size_t>(i)], iw.un[static_cast<std::size_t>(t)]) * iw.Qb(t, r + l);
+        for (int t = 0; t < nu; ++t)
+          v += H(iw.un[static_cast<std::size_t>(i)], iw.un[static_cast<std::size_t>(t)]) * iw.Qb(t, r + l);
         iw.A(i, l) = v;
       }
     iw.ZAZ.resize(k, k);

@@ -219,7 +219,8 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
                                    ws.pivot_tolerance, m);
       break;
     case KKTMethod::full_piv_lu:
-      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance, m);
+      s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::FullPivLU<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance,
+                                   m);
       break;
     case KKTMethod::col_piv_householder_qr:
       s = detail::factor_and_solve(ws.kkt.template emplace<detail::UnblockedColPivHouseholderQR<K>>(), ws.K, ws.kkt_x,
@@ -232,8 +233,7 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
     case KKTMethod::ldlt:
       s = detail::factor_and_solve(ws.kkt.template emplace<Eigen::LDLT<K>>(), ws.K, ws.kkt_x, ws.pivot_tolerance, m);
       break;
-    default:
-      s = Status::invalid_input;
+    default: s = Status::invalid_input;
   }
   if (s == Status::ok) s = detail::check_kkt_answer(H, b, G, g, ws);
   if (s == Status::ok) {

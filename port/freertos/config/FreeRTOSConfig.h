@@ -52,12 +52,12 @@ void talus_freertos_assert(const char* file, int line);
 #ifdef __cplusplus
 }
 #endif
-#define configASSERT(x)                                \
-  do {                                                 \
+#define configASSERT(x)                                  \
+  do {                                                   \
     if (!(x)) talus_freertos_assert(__FILE__, __LINE__); \
   } while (0)
 
-#if defined(__ARM_ARCH) /* Cortex-M7 / M4F on the MPS2 boards */
+#if defined(__ARM_ARCH)               /* Cortex-M7 / M4F on the MPS2 boards */
 #define configCPU_CLOCK_HZ 25000000UL /* MPS2: SysTick runs at the 25 MHz processor clock */
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
 /* Armv7-M NVIC priorities: QEMU's NVIC implements 3 bits (8 levels, in bits 7..5). The kernel
@@ -70,7 +70,7 @@ void talus_freertos_assert(const char* file, int line);
 #define vPortSVCHandler SVC_Handler
 #define xPortPendSVHandler PendSV_Handler
 #define xPortSysTickHandler SysTick_Handler
-#else /* GCC_POSIX: x86-64 Linux */
+#else                                   /* GCC_POSIX: x86-64 Linux */
 #define configCPU_CLOCK_HZ 1000000000UL /* unused by the POSIX port */
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
 #endif

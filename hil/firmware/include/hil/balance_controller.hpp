@@ -68,7 +68,14 @@
 
 namespace talus::hil {
 
-enum class ControllerState : std::uint8_t { init = 0, stand_up = 1, balance = 2, three_feet = 3, safe_damping = 4, fault = 5 };
+enum class ControllerState : std::uint8_t {
+  init = 0,
+  stand_up = 1,
+  balance = 2,
+  three_feet = 3,
+  safe_damping = 4,
+  fault = 5
+};
 
 constexpr const char* to_string(ControllerState s) {
   switch (s) {
@@ -86,27 +93,29 @@ constexpr const char* to_string(ControllerState s) {
 /// so they do not depend on the robot's mass.
 template <class S>
 struct ControllerConfig {
-  S height = S(0.24);          ///< base height target when standing (m)
-  S stand_up_time = S(1.0);    ///< duration of the stand-up ramp (s)
-  S kp_xy = S(150), kd_xy = S(25);  ///< CoM horizontal PD (1/s², 1/s)
-  S kp_z = S(300), kd_z = S(35);    ///< base height PD
-  S kp_rot = S(250), kd_rot = S(30);///< base orientation PD
+  S height = S(0.24);                     ///< base height target when standing (m)
+  S stand_up_time = S(1.0);               ///< duration of the stand-up ramp (s)
+  S kp_xy = S(150), kd_xy = S(25);        ///< CoM horizontal PD (1/s², 1/s)
+  S kp_z = S(300), kd_z = S(35);          ///< base height PD
+  S kp_rot = S(250), kd_rot = S(30);      ///< base orientation PD
   S kp_swing = S(400), kd_swing = S(40);  ///< swing-leg joint PD (its kd is the swing leg's damping)
-  S mu = S(0.6);               ///< friction coefficient the distribution respects (below the floor's)
-  S torque_limit = S(2.7);     ///< |τ| per joint (N·m): Solo-12's actuator, 0.025 N·m/A × 9 × 12 A
-  S damping_safe = S(0.15);    ///< safe mode and invalid frames: τ = −damping_safe q̇ (N·m·s/rad)
-  S shift_time = S(0.5);       ///< CoM shift before a foot lifts / after it lands (s)
-  S lift_time = S(0.3);        ///< swing posture blend time (s)
-  S weight_length = S(0.2);    ///< L: torque rows of the wrench weighed by 1/L² (m)
+  S mu = S(0.6);                          ///< friction coefficient the distribution respects (below the floor's)
+  S torque_limit = S(2.7);                ///< |τ| per joint (N·m): Solo-12's actuator, 0.025 N·m/A × 9 × 12 A
+  S damping_safe = S(0.15);               ///< safe mode and invalid frames: τ = −damping_safe q̇ (N·m·s/rad)
+  S shift_time = S(0.5);                  ///< CoM shift before a foot lifts / after it lands (s)
+  S lift_time = S(0.3);                   ///< swing posture blend time (s)
+  S weight_length = S(0.2);               ///< L: torque rows of the wrench weighed by 1/L² (m)
   S regularization = S(1e-7);  ///< ε relative to the largest diagonal entry of G_b Q G_bᵀ (sticking solve)
   S tangential_regularization = S(1e-7);  ///< ε_t relative, on the tangential rows (sticking solve)
-  S cone_regularization = S(1e-3);  ///< ε of the friction-cone solve (when the sticking answer leaves a cone)
-  S joint_limit = S(10);       ///< |q_joint| (rad) accepted from the sensor (the URDF's limits)
+  S cone_regularization = S(1e-3);        ///< ε of the friction-cone solve (when the sticking answer leaves a cone)
+  S joint_limit = S(10);                  ///< |q_joint| (rad) accepted from the sensor (the URDF's limits)
   S max_joint_velocity = S(100), max_base_velocity = S(20), max_base_rate = S(50);  ///< sensor limits
-  S max_position = S(100);     ///< |base position| (m) accepted
-  int max_invalid_in_row = 20; ///< invalid frames (or talus failures) in a row before safe mode
+  S max_position = S(100);                                                          ///< |base position| (m) accepted
+  int max_invalid_in_row = 20;  ///< invalid frames (or talus failures) in a row before safe mode
+  // clang-format off
   int solver_iterations = 6;       ///< cone solver cap per step (when the sticking answer leaves a cone): ~7 k instructions each on a Cortex-M7; 6 keep a step within the 150 k budget
-  S solver_tolerance = S(1e-5);   ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
+  // clang-format on
+  S solver_tolerance = S(1e-5);  ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
 };
 
 template <class ModelT, int NumFeet = 4>
@@ -124,15 +133,17 @@ class BalanceController {
 
   /// What a step produced (diagnostics for the log and the tests; tau is the command).
   struct Output {
-    Joints tau = Joints::Zero();             ///< joint torques (N·m), model joint order
+    Joints tau = Joints::Zero();  ///< joint torques (N·m), model joint order
     ControllerState state = ControllerState::init;
-    Status status = Status::ok;               ///< the first talus call that failed this step
-    Tangent qdd_des = Tangent::Zero();        ///< q̈ asked for (balance steps)
+    Status status = Status::ok;                                      ///< the first talus call that failed this step
+    Tangent qdd_des = Tangent::Zero();                               ///< q̈ asked for (balance steps)
     Eigen::Matrix<S, 6, 1> wrench = Eigen::Matrix<S, 6, 1>::Zero();  ///< τ_b asked of the contacts
+    // clang-format off
     Eigen::Matrix<S, max_rows, 1> lambda = Eigen::Matrix<S, max_rows, 1>::Zero();  ///< per foot (z, x, y), zero if inactive
+    // clang-format on
     int solver_iterations = 0;
-    bool cone_fallback = false;               ///< the cone solver hit its cap: its last (in-cone) iterate used
-    int clamped = 0;                          ///< joints at the torque limit
+    bool cone_fallback = false;  ///< the cone solver hit its cap: its last (in-cone) iterate used
+    int clamped = 0;             ///< joints at the torque limit
   };
 
   /// Binds the model and the feet (frame ids, leg k = joints 3k..3k+2) and the stance and
@@ -214,7 +225,8 @@ class BalanceController {
     for (int i = 0; i < nj; ++i) {
       const S w = v[6 + i];
       out.tau[i] = finite(w) ? -cfg_.damping_safe * w : S(0);
-      if (!(std::abs(out.tau[i]) <= cfg_.torque_limit)) out.tau[i] = std::isfinite(out.tau[i]) ? std::copysign(cfg_.torque_limit, out.tau[i]) : S(0);
+      if (!(std::abs(out.tau[i]) <= cfg_.torque_limit))
+        out.tau[i] = std::isfinite(out.tau[i]) ? std::copysign(cfg_.torque_limit, out.tau[i]) : S(0);
     }
     out.state = st;
     if (st == ControllerState::safe_damping) state_ = st;
@@ -248,7 +260,8 @@ class BalanceController {
       start_time_ = t;
       z_start_ = q[2];
       using std::atan2;
-      const S yaw = atan2(S(2) * (quat[0] * quat[3] + quat[1] * quat[2]), S(1) - S(2) * (quat[2] * quat[2] + quat[3] * quat[3]));
+      const S yaw =
+          atan2(S(2) * (quat[0] * quat[3] + quat[1] * quat[2]), S(1) - S(2) * (quat[2] * quat[2] + quat[3] * quat[3]));
       q_des_ << std::cos(yaw / 2), S(0), S(0), std::sin(yaw / 2);
       for (int k = 0; k < NumFeet; ++k) (void)cs_.set_active(k, true);
       if (Status s = anchor_contacts(model, data_, cs_, q); s != Status::ok) return s;
@@ -322,12 +335,15 @@ class BalanceController {
         continue;
       }
       if (r < 0) {  // lifting or lifted: a joint PD to the swing posture
-        const Vector3<S> qs = stance_.template segment<3>(3 * k) + swing_blend_ * (swing_ - stance_).template segment<3>(3 * k);
-        qdd.template segment<3>(j) = cfg_.kp_swing * (qs - q.template segment<3>(7 + 3 * k)) - cfg_.kd_swing * v.template segment<3>(j);
+        const Vector3<S> qs =
+            stance_.template segment<3>(3 * k) + swing_blend_ * (swing_ - stance_).template segment<3>(3 * k);
+        qdd.template segment<3>(j) =
+            cfg_.kp_swing * (qs - q.template segment<3>(7 + 3 * k)) - cfg_.kd_swing * v.template segment<3>(j);
         continue;
       }
       const Matrix3<S> Gl = cs_.G.template block<3, 3>(r, j);
-      const Vector3<S> rhs = cs_.gamma.template segment<3>(r) - cs_.G.template block<3, 6>(r, 0) * qdd.template head<6>();
+      const Vector3<S> rhs =
+          cs_.gamma.template segment<3>(r) - cs_.G.template block<3, 6>(r, 0) * qdd.template head<6>();
       Matrix3<S> Gi;
       bool invertible = false;
       S det = S(0);
@@ -365,13 +381,16 @@ class BalanceController {
     cholesky_solve(L_, m, lambda_);
     bool inside = true;
     for (int i = 0; i < m / 3; ++i)
-      inside = inside && lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2] <=
-                             cfg_.mu * cfg_.mu * lambda_[3 * i] * lambda_[3 * i] && lambda_[3 * i] >= S(0);
+      inside = inside &&
+               lambda_[3 * i + 1] * lambda_[3 * i + 1] + lambda_[3 * i + 2] * lambda_[3 * i + 2] <=
+                   cfg_.mu * cfg_.mu * lambda_[3 * i] * lambda_[3 * i] &&
+               lambda_[3 * i] >= S(0);
     if (!inside) {  // a foot would slide or pull: the friction-cone solver, warm-started
       // With ε ≈ 1e-9 the 3nc − 6 internal-force directions of W are nearly free and ADMM
       // crawls along them; a larger ε (1e-3) makes W well conditioned, at a 1e-3 relative
       // bias on the wrench, which a balance controller does not feel.
-      for (int i = 0; i < m; ++i) W_(i, i) += cfg_.cone_regularization * wmax - (i % 3 == 0 ? eps : cfg_.tangential_regularization * wmax);
+      for (int i = 0; i < m; ++i)
+        W_(i, i) += cfg_.cone_regularization * wmax - (i % 3 == 0 ? eps : cfg_.tangential_regularization * wmax);
       ConeSolverOptions<S> opt;
       opt.max_iterations = cfg_.solver_iterations;
       opt.relative_tolerance = cfg_.solver_tolerance;
@@ -406,7 +425,8 @@ class BalanceController {
         ++out.clamped;
       }
     for (int k = 0; k < NumFeet; ++k)
-      if (const int r = cs_.row_offset(k); r >= 0) out.lambda.template segment<3>(3 * k) = lambda_.template segment<3>(r);
+      if (const int r = cs_.row_offset(k); r >= 0)
+        out.lambda.template segment<3>(3 * k) = lambda_.template segment<3>(r);
     out.state = state_;
     return Status::ok;
   }
@@ -421,7 +441,10 @@ class BalanceController {
     if (state_ == ControllerState::stand_up) return;
     int want = -1;
     for (int k = 0; k < NumFeet; ++k)
-      if (request & (1u << k)) { want = k; break; }
+      if (request & (1u << k)) {
+        want = k;
+        break;
+      }
     const S dt = t - phase_start_;
     switch (lift_) {
       case Lift::none:
@@ -481,7 +504,7 @@ class BalanceController {
   Lift lift_ = Lift::none;
   int lift_foot_ = -1;
   S phase_start_ = S(0), shift_blend_ = S(0), swing_blend_ = S(0);
-  Vector3<S> lift_from_ = Vector3<S>::Zero();           ///< where the lifted foot was (world)
+  Vector3<S> lift_from_ = Vector3<S>::Zero();                     ///< where the lifted foot was (world)
   Eigen::Matrix<S, 3, nv> Jf_ = Eigen::Matrix<S, 3, nv>::Zero();  ///< the lowered foot's Jacobian
   typename ConeWs::Matrix W_;
   typename ConeWs::Matrix L_;  ///< Cholesky factor of W (the sticking answer)

@@ -27,10 +27,12 @@
 namespace talus::hil {
 
 struct FirmwareConfig {
-  std::uint64_t period_ns = 1'000'000;         ///< control period (the plant's sensor rate)
-  std::uint32_t watchdog_periods = 50;         ///< missed periods that trip the watchdog
-  std::uint64_t backstop_ns = 2'000'000'000;   ///< port::now_ns() silence that trips it too
+  std::uint64_t period_ns = 1'000'000;        ///< control period (the plant's sensor rate)
+  std::uint32_t watchdog_periods = 50;        ///< missed periods that trip the watchdog
+  std::uint64_t backstop_ns = 2'000'000'000;  ///< port::now_ns() silence that trips it too
+  // clang-format off
   std::uint32_t instructions_per_tick = 0; ///< port::cycles() tick → instructions (QEMU -icount: 40/2^shift); 0: not measured
+  // clang-format on
 };
 
 template <class Controller>

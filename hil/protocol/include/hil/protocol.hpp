@@ -63,9 +63,18 @@ struct Writer {
 struct Reader {
   const std::uint8_t* p;
   std::uint8_t u8() { return *p++; }
-  std::uint16_t u16() { const std::uint16_t lo = u8(); return static_cast<std::uint16_t>(lo | (u8() << 8)); }
-  std::uint32_t u32() { const std::uint32_t lo = u16(); return lo | (static_cast<std::uint32_t>(u16()) << 16); }
-  std::uint64_t u64() { const std::uint64_t lo = u32(); return lo | (static_cast<std::uint64_t>(u32()) << 32); }
+  std::uint16_t u16() {
+    const std::uint16_t lo = u8();
+    return static_cast<std::uint16_t>(lo | (u8() << 8));
+  }
+  std::uint32_t u32() {
+    const std::uint32_t lo = u16();
+    return lo | (static_cast<std::uint32_t>(u16()) << 16);
+  }
+  std::uint64_t u64() {
+    const std::uint64_t lo = u32();
+    return lo | (static_cast<std::uint64_t>(u32()) << 32);
+  }
   double f64() {
     const std::uint64_t u = u64();
     double x;
@@ -122,12 +131,12 @@ struct SensorMessage {
 
 /// The firmware's fault counters, sent with every command.
 enum Fault : int {
-  fault_rx_rejected,    ///< sensor frames the firmware's parser rejected (all reasons)
-  fault_rx_missed,      ///< sensor sequence numbers never received (gaps)
-  fault_watchdog,       ///< periods without a sensor frame in time
-  fault_sensor_invalid, ///< sensor frames with NaN or out-of-range values
-  fault_talus,          ///< steps where a talus call returned a non-ok Status (damping commanded)
-  fault_cone_fallback,  ///< steps where the friction-cone solver hit its iteration cap (its last iterate commanded)
+  fault_rx_rejected,     ///< sensor frames the firmware's parser rejected (all reasons)
+  fault_rx_missed,       ///< sensor sequence numbers never received (gaps)
+  fault_watchdog,        ///< periods without a sensor frame in time
+  fault_sensor_invalid,  ///< sensor frames with NaN or out-of-range values
+  fault_talus,           ///< steps where a talus call returned a non-ok Status (damping commanded)
+  fault_cone_fallback,   ///< steps where the friction-cone solver hit its iteration cap (its last iterate commanded)
   fault_count
 };
 
@@ -187,9 +196,9 @@ std::size_t encode_frame(const Msg& m, std::uint8_t* out, std::size_t cap) {
 /// Why frames were rejected, and what was lost. rejected() is their sum.
 struct ParserStats {
   std::uint32_t accepted = 0;
-  std::uint32_t bad_cobs = 0;      ///< not a valid COBS encoding
-  std::uint32_t too_long = 0;      ///< longer than any frame this parser takes
-  std::uint32_t bad_length = 0;    ///< shorter than a header and CRC, or a payload of the wrong length
+  std::uint32_t bad_cobs = 0;    ///< not a valid COBS encoding
+  std::uint32_t too_long = 0;    ///< longer than any frame this parser takes
+  std::uint32_t bad_length = 0;  ///< shorter than a header and CRC, or a payload of the wrong length
   std::uint32_t bad_crc = 0;
   std::uint32_t bad_version = 0;
   std::uint32_t unknown_type = 0;  ///< a type this parser was not told to expect

@@ -43,8 +43,8 @@ void clock_init();
 
 /// CMSDK UART0 (polled, no interrupts).
 void uart_init(std::uint32_t baud);
-void uart_put(std::uint8_t byte);           ///< blocks while the TX buffer is full
-bool uart_get(std::uint8_t& byte);          ///< false if no byte is waiting
+void uart_put(std::uint8_t byte);   ///< blocks while the TX buffer is full
+bool uart_get(std::uint8_t& byte);  ///< false if no byte is waiting
 
 /// Stack painting. An image that defines the symbol talus_stack_paint, e.g.
 ///   extern "C" __attribute__((used)) const char talus_stack_paint = 1;
@@ -60,7 +60,7 @@ std::size_t stack_size();
 /// ARM semihosting (bkpt 0xAB), for QEMU or a debug probe. Without a debugger attached a
 /// real chip faults on bkpt: do not call these on a stand-alone board.
 int semihost_call(int op, const void* arg);
-void semihost_write(const char* data, std::size_t n);   ///< to the debugger's console
-[[noreturn]] void semihost_exit(int code);              ///< SYS_EXIT_EXTENDED
+void semihost_write(const char* data, std::size_t n);  ///< to the debugger's console
+[[noreturn]] void semihost_exit(int code);             ///< SYS_EXIT_EXTENDED
 
 }  // namespace talus::port::cortex_m

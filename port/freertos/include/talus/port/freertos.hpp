@@ -55,8 +55,8 @@ class ControlTask {
   /// Creates the task (xTaskCreateStatic); it runs `periods` periods of `config` (0: for
   /// ever), calling `step` once per period, then calls `on_done` (if any) from the task and
   /// suspends itself. invalid_input: a zero period, a null step, or start() called twice.
-  Status start(const char* name, UBaseType_t priority, const LoopConfig& config, std::uint64_t periods, StepFunction step,
-               void (*on_done)(ControlTask&) = nullptr) {
+  Status start(const char* name, UBaseType_t priority, const LoopConfig& config, std::uint64_t periods,
+               StepFunction step, void (*on_done)(ControlTask&) = nullptr) {
     if (handle_ != nullptr || step == nullptr || config.period_ns == 0) return Status::invalid_input;
     loop_ = Loop<Bins>(config);
     periods_ = periods;
@@ -66,8 +66,8 @@ class ControlTask {
     return handle_ != nullptr ? Status::ok : Status::invalid_input;
   }
 
-  const Loop<Bins>& loop() const { return loop_; }   ///< statistics: misses, latency, exec
-  Status status() const { return status_; }          ///< the loop's Status once done()
+  const Loop<Bins>& loop() const { return loop_; }  ///< statistics: misses, latency, exec
+  Status status() const { return status_; }         ///< the loop's Status once done()
   bool done() const { return done_; }
   TaskHandle_t handle() const { return handle_; }
   static constexpr std::size_t stack_bytes() { return StackWords * sizeof(StackType_t); }

@@ -7,11 +7,11 @@
 namespace talus::port::posix {
 
 struct RtConfig {
-  int priority = 80;            ///< SCHED_FIFO priority of the calling thread (1-99); 0: leave the policy alone
-  int cpu = -1;                 ///< pin the calling thread to this CPU; -1: no pinning
-  bool lock_memory = true;      ///< mlockall(MCL_CURRENT | MCL_FUTURE): no page faults later
+  int priority = 80;        ///< SCHED_FIFO priority of the calling thread (1-99); 0: leave the policy alone
+  int cpu = -1;             ///< pin the calling thread to this CPU; -1: no pinning
+  bool lock_memory = true;  ///< mlockall(MCL_CURRENT | MCL_FUTURE): no page faults later
   std::size_t prefault_stack_bytes = 256 * 1024;  ///< touch this much stack now (≤ 4 MiB); 0: skip
-  bool verbose = true;          ///< print one line per step on the log channel
+  bool verbose = true;                            ///< print one line per step on the log channel
 };
 
 /// What rt_setup() obtained. A refused step is not an error: the program runs without it
