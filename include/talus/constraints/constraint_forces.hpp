@@ -57,7 +57,8 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
         const Vector3<S> p = data.oMi[e.body[0]].act_point(e.point);
         w.count = 1;
         w.body[0] = e.body[0];
-        w.force[0] << p.cross(f), f;
+        w.force[0].template head<3>() = p.cross(f);  // fixed-size halves: GCC 12 -march=native read
+        w.force[0].template tail<3>() = f;           // the comma initializer's AVX path as out of bounds
         break;
       }
       case ConstraintKind::contact_6d: {
@@ -69,7 +70,8 @@ Status constraint_wrenches(const ModelT& model, const Data<ModelT>& data, const 
         const Vector3<S> p = oMb.act_point(e.frame[0].p);
         w.count = 1;
         w.body[0] = e.body[0];
-        w.force[0] << n + p.cross(f), f;
+        w.force[0].template head<3>() = n + p.cross(f);
+        w.force[0].template tail<3>() = f;
         break;
       }
       case ConstraintKind::loop: {
