@@ -172,12 +172,41 @@ def kkt(out, rng):
     return n
 
 
+def linalg(out, rng):
+    """fuzz_linalg: each scalar type, storage and shape, n = 0..8, tolerance 0 or 1e-8 (raw)."""
+    n = 0
+    for scalar in (0, 1):
+        for storage in (0, 1):
+            for shape in range(4):
+                for size in (0, 1, 3, 8):
+                    e = Enc(rng)
+                    e.byte(scalar | (storage << 1) | (shape << 2))
+                    e.byte(0)
+                    if storage:
+                        e.byte(size)
+                    m = size if storage else 8
+                    if shape == 0:
+                        e.scalars(m * m)
+                    elif shape in (1, 2):
+                        cols = rng.randint(0, m)
+                        e.byte(cols)  # B: m x cols
+                        e.scalars(m * cols)
+                    else:
+                        e.scalars(m, 0.1, 2.0)
+                    e.byte(size)  # n
+                    e.scalars(m)  # b
+                    write(out, 'seed-s%d-st%d-a%d-n%d' % (scalar, storage, shape, size), e.b)
+                    n += 1
+    return n
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus')
     rng = random.Random(20261124)
     print('fuzz_dynamics', dynamics(os.path.join(root, 'fuzz_dynamics'), rng))
     print('fuzz_constraints', constraints(os.path.join(root, 'fuzz_constraints'), rng))
     print('fuzz_kkt', kkt(os.path.join(root, 'fuzz_kkt'), rng))
+    print('fuzz_linalg', linalg(os.path.join(root, 'fuzz_linalg'), random.Random(20261128)))
 
 
 if __name__ == '__main__':

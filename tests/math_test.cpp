@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
+#include <talus/linalg/cholesky.hpp>
 #include <talus/talus.hpp>
 
 namespace {
@@ -90,6 +92,94 @@ TEST(Math, QuaternionExpLogRoundTrip) {
             .toRotationMatrix();
     EXPECT_LT((R - Ra).norm(), 1e-14);
   }
+}
+
+// A = L Lᵀ with a hand-chosen L (integer entries, so every product is exact in double): the
+// factor must give back L, and the solve x for b = A x₀ must give back x₀.
+TEST(Cholesky, HandFactorAndSolve) {
+  Eigen::Matrix3d L0;
+  L0 << 2, 0, 0,  //
+      1, 3, 0,    //
+      -2, 1, 4;
+  const Eigen::Matrix3d A0 = L0 * L0.transpose();  // [4 2 -4; 2 10 1; -4 1 21]
+  Eigen::Matrix3d L = A0;
+  L(0, 2) = 99;  // the upper triangle is neither read nor written
+  ASSERT_EQ(talus::cholesky_factor(L, 3), talus::Status::ok);
+  EXPECT_EQ(L.triangularView<Eigen::Lower>().toDenseMatrix(), L0);
+  EXPECT_EQ(L(0, 2), 99);
+  const Eigen::Vector3d x0(1, -2, 0.5);
+  Eigen::Vector3d x = A0 * x0;
+  ASSERT_EQ(talus::cholesky_solve(L, 3, x), talus::Status::ok);
+  EXPECT_LT((x - x0).norm(), 1e-14);
+  // float: the same factor (exact small integers)
+  Eigen::Matrix3f Lf = A0.cast<float>();
+  ASSERT_EQ(talus::cholesky_factor(Lf, 3), talus::Status::ok);
+  EXPECT_EQ(Lf.triangularView<Eigen::Lower>().toDenseMatrix(), L0.cast<float>());
+}
+
+// A leading block of a larger storage: only that block is touched.
+TEST(Cholesky, LeadingBlockOnly) {
+  Eigen::Matrix<double, 5, 5> A = Eigen::Matrix<double, 5, 5>::Constant(7.0);
+  A.topLeftCorner<2, 2>() << 4, 2, 2, 10;
+  const Eigen::Matrix<double, 5, 5> before = A;
+  ASSERT_EQ(talus::cholesky_factor(A, 2), talus::Status::ok);
+  EXPECT_EQ(A(0, 0), 2.0);
+  EXPECT_EQ(A(1, 0), 1.0);
+  EXPECT_EQ(A(1, 1), 3.0);
+  EXPECT_EQ(A.bottomRows<3>(), before.bottomRows<3>());
+  EXPECT_EQ(A.rightCols<3>(), before.rightCols<3>());
+}
+
+// A rank-2 positive semidefinite 3 × 3 (the third row the sum of the first two) is singular,
+// and so is an indefinite one; the block's lower triangle is then zero.
+TEST(Cholesky, SingularAndIndefiniteAreRefused) {
+  Eigen::Matrix<double, 3, 2> B;
+  B << 1, 0, 0, 1, 1, 1;
+  Eigen::Matrix3d A = B * B.transpose();
+  EXPECT_EQ(talus::cholesky_factor(A, 3), talus::Status::singular);
+  EXPECT_TRUE(A.triangularView<Eigen::Lower>().toDenseMatrix().isZero(0));
+  Eigen::Matrix3d C = Eigen::Vector3d(1, -1, 2).asDiagonal();
+  EXPECT_EQ(talus::cholesky_factor(C, 3), talus::Status::singular);
+  Eigen::Matrix3d N = Eigen::Matrix3d::Identity();
+  N(2, 1) = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(talus::cholesky_factor(N, 3), talus::Status::singular);
+}
+
+// The relative pivot check: diag(1, 1e-8) has pivots 1 and 1e-4, a ratio of 1e-4 = √1e-8.
+TEST(Cholesky, RelativePivotTolerance) {
+  const Eigen::Matrix2d A = Eigen::Vector2d(1, 1e-8).asDiagonal();
+  Eigen::Matrix2d L = A;
+  EXPECT_EQ(talus::cholesky_factor(L, 2, 1e-9), talus::Status::ok);
+  L = A;
+  EXPECT_EQ(talus::cholesky_factor(L, 2, 1e-7), talus::Status::singular);
+  EXPECT_TRUE(L.isZero(0));
+}
+
+// Bad sizes and tolerances: invalid_input with the outputs zero; a solve with a zero pivot is
+// singular with x zero.
+TEST(Cholesky, BadInputIsRefusedWithZeroOutputs) {
+  Eigen::Matrix3d A = Eigen::Matrix3d::Identity();
+  EXPECT_EQ(talus::cholesky_factor(A, 4), talus::Status::invalid_input);
+  EXPECT_TRUE(A.isZero(0));
+  A.setIdentity();
+  EXPECT_EQ(talus::cholesky_factor(A, -1), talus::Status::invalid_input);
+  A.setIdentity();
+  EXPECT_EQ(talus::cholesky_factor(A, 3, 2.0), talus::Status::invalid_input);
+  A.setIdentity();
+  EXPECT_EQ(talus::cholesky_factor(A, 3, std::numeric_limits<double>::quiet_NaN()), talus::Status::invalid_input);
+  const Eigen::Matrix3d I = Eigen::Matrix3d::Identity();
+  Eigen::Vector2d short_x(1, 2);
+  EXPECT_EQ(talus::cholesky_solve(I, 3, short_x), talus::Status::invalid_input);
+  EXPECT_TRUE(short_x.isZero(0));
+  Eigen::Matrix3d Z = I;
+  Z(1, 1) = 0;
+  Eigen::Vector3d x(1, 2, 3);
+  EXPECT_EQ(talus::cholesky_solve(Z, 3, x), talus::Status::singular);
+  EXPECT_TRUE(x.isZero(0));
+  Eigen::Matrix3d T = 1e-300 * I;  // a valid factor whose solve overflows
+  x << 1e300, 0, 0;
+  EXPECT_EQ(talus::cholesky_solve(T, 3, x), talus::Status::overflow);
+  EXPECT_TRUE(x.isZero(0));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz campaign with clang + libFuzzer (fuzz/README.md).
 #
-#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_lcp|fuzz_cone|fuzz_contact|
+#   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_linalg|fuzz_lcp|fuzz_cone|fuzz_contact|
 #                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|all] [seconds-per-target]
 #
 # (several targets: a comma-separated list, e.g. fuzz_kkt,fuzz_lcp; 0 seconds: build and report
@@ -22,7 +22,7 @@ what=${1:-all}
 secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
-all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_linalg fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
 if [[ $what == all ]]; then targets=("${all[@]}"); else IFS=, read -ra targets <<<"$what"; fi
 targets_fuzzed=("${targets[@]}")
 

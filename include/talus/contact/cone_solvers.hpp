@@ -463,7 +463,7 @@ bool cone_cholesky(const Eigen::MatrixBase<DW>& W, S rho, int n, ConeSolverWorks
 /// v ← (L Lᵀ)⁻¹ v, in place, with the factor of cone_cholesky.
 template <class S, int MaxC>
 void cone_chol_solve(ConeSolverWorkspace<S, MaxC>& ws, int n, typename ConeSolverWorkspace<S, MaxC>::Vector& v) {
-  cholesky_solve(ws.L, n, v);
+  cholesky_solve_unchecked(ws.L, n, v);
 }
 
 }  // namespace detail

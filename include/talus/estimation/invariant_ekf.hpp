@@ -405,10 +405,10 @@ class InvariantEkf {
     Matrix3<S> L = Sm;  // S = L Lᵀ
     if (cholesky_factor(L, 3) != Status::ok) return fail(Status::singular, EstimatorFailureReason::singular, j);
     Eigen::Matrix<S, 3, dim> Kt = PHt.transpose();
-    cholesky_solve(L, 3, Kt);
+    detail::cholesky_solve_unchecked(L, 3, Kt);
     const Gain K = Kt.transpose();  // K = P Hᵀ S⁻¹ (S symmetric)
     Vector3<S> Sinv_z = z;
-    cholesky_solve(L, 3, Sinv_z);
+    detail::cholesky_solve_unchecked(L, 3, Sinv_z);
     nis = z.dot(Sinv_z);
     const Eigen::Matrix<S, dim, 1> delta = K * z;
     // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ, with (I − K H) M = M − K (M(d_j,:) − M(p,:))

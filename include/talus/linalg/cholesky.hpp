@@ -19,8 +19,8 @@
 /// its square root) is not > 0 (also NaN: A is not positive definite to working precision), or
 /// when min L(j, j) ≤ √rel_pivot_tol · max L(j, j) (rel_pivot_tol > 0: nearly singular, e.g.
 /// redundant constraint rows); the n × n block's lower triangle is then zero. invalid_input if
-/// n < 0, n exceeds A's size, or rel_pivot_tol is not in [0, 1]. Only the lower triangle of A is
-/// read or written. Units: those of A (L in their square root).
+/// n < 0, n exceeds A's size, or rel_pivot_tol is not in [0, 1]; the whole of A is then zero.
+/// Otherwise only the lower triangle of A's leading n × n block is read or written. Units: those of A (L in their square root).
 #include <cmath>
 
 #include <Eigen/Core>
@@ -34,8 +34,10 @@ template <class Derived>
 Status cholesky_factor(Eigen::MatrixBase<Derived>& A, int n, typename Derived::Scalar rel_pivot_tol = 0) {
   using S = typename Derived::Scalar;
   using std::sqrt;
-  if (n < 0 || n > A.rows() || n > A.cols() || !(rel_pivot_tol >= S(0) && rel_pivot_tol <= S(1)))
+  if (n < 0 || n > A.rows() || n > A.cols() || !(rel_pivot_tol >= S(0) && rel_pivot_tol <= S(1))) {
+    A.setZero();
     return Status::invalid_input;
+  }
   S lmax = S(0), lmin = S(0);
   bool pd = true;
   for (int j = 0; j < n && pd; ++j) {
@@ -58,10 +60,11 @@ Status cholesky_factor(Eigen::MatrixBase<Derived>& A, int n, typename Derived::S
   return Status::singular;
 }
 
-/// x ← (L Lᵀ)⁻¹ x for the leading n rows of each column of x, L the lower triangle of the
-/// leading n × n block of `L` as cholesky_factor left it (two substitutions, 2n² flops a column).
+namespace detail {
+/// x ← (L Lᵀ)⁻¹ x for the leading n rows of each column of x, without checks: for the
+/// library's own solves right after a cholesky_factor that returned ok on the same n.
 template <class DerivedL, class DerivedX>
-void cholesky_solve(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>& x) {
+void cholesky_solve_unchecked(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>& x) {
   using S = typename DerivedX::Scalar;
   for (Eigen::Index c = 0; c < x.cols(); ++c) {
     for (int j = 0; j < n; ++j) {  // L y = x, by columns of L
@@ -76,10 +79,37 @@ void cholesky_solve(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBa
     }
   }
 }
+template <class DerivedL, class DerivedX>
+void cholesky_solve_unchecked(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>&& x) {
+  cholesky_solve_unchecked(L, n, x);
+}
+}  // namespace detail
+
+/// x ← (L Lᵀ)⁻¹ x for the leading n rows of each column of x, L the lower triangle of the
+/// leading n × n block of `L` as cholesky_factor left it (two substitutions, 2n² flops a column).
+/// invalid_input if n < 0 or n exceeds L's or x's rows; singular if a diagonal entry of L is not
+/// > 0 or not finite (not a factor cholesky_factor accepted); overflow if the result is not
+/// finite. On any failure x is zero.
+template <class DerivedL, class DerivedX>
+Status cholesky_solve(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>& x) {
+  using S = typename DerivedX::Scalar;
+  Status s = Status::ok;
+  if (n < 0 || n > L.rows() || n > L.cols() || n > x.rows()) s = Status::invalid_input;
+  for (int j = 0; j < n && s == Status::ok; ++j) {
+    const S d = static_cast<S>(L.coeff(j, j));
+    if (!(d > S(0) && d <= Eigen::NumTraits<S>::highest())) s = Status::singular;
+  }
+  if (s == Status::ok) {
+    detail::cholesky_solve_unchecked(L, n, x);
+    if (!x.allFinite()) s = Status::overflow;
+  }
+  if (s != Status::ok) x.setZero();
+  return s;
+}
 /// The same for a vector or matrix expression taken by value (a block, a segment).
 template <class DerivedL, class DerivedX>
-void cholesky_solve(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>&& x) {
-  cholesky_solve(L, n, x);
+Status cholesky_solve(const Eigen::MatrixBase<DerivedL>& L, int n, Eigen::MatrixBase<DerivedX>&& x) {
+  return cholesky_solve(L, n, x);
 }
 
 namespace detail {

@@ -147,7 +147,7 @@ bool factor_delassus(WS& ws) {
 /// x ← K⁻¹ x with the factor of factor_delassus (two triangular substitutions, m² flops).
 template <class WS, class X>
 void solve_delassus(const WS& ws, X& x) {
-  cholesky_solve(ws.Y, static_cast<int>(ws.Y.rows()), x);
+  detail::cholesky_solve_unchecked(ws.Y, static_cast<int>(ws.Y.rows()), x);
 }
 
 /// ws.t ← Z λ (the reduced generalised forces of Gᵀ λ).

@@ -303,13 +303,17 @@ Status forward_dynamics_kokkevis(const ModelT& model, Data<ModelT>& data, Constr
         Force<S> f = Force<S>::Zero();
         if (e.kind == ConstraintKind::contact) {
           const Vector3<S> n = Rt * e.axis[j].template tail<3>();  // body axes
-          f << e.point.cross(n), n;
+          f.template head<3>() = e.point.cross(n);  // fixed-size halves: GCC 12 -march=native misreads << here
+          f.template tail<3>() = n;
         } else {
           const int k = j % 3;
           const Vector3<S> n = e.rows6d == ContactFrame6D::local ? Vector3<S>(e.frame[0].R.col(k))
                                                                  : Vector3<S>(Rt.col(k));  // body axes
           if (j < 3) f.template head<3>() = n;
-          else f << e.frame[0].p.cross(n), n;
+          else {
+            f.template head<3>() = e.frame[0].p.cross(n);
+            f.template tail<3>() = n;
+          }
         }
         detail::aba_unit_response(model, data, e.body[0], f, ws.Z.col(r + j));
       }

@@ -378,7 +378,7 @@ class BalanceController {
     L_ = W_;
     if (cholesky_factor(L_, m) != Status::ok) return Status::singular;
     lambda_ = -b_;
-    cholesky_solve(L_, m, lambda_);
+    if (Status s = cholesky_solve(L_, m, lambda_); s != Status::ok) return s;
     bool inside = true;
     for (int i = 0; i < m / 3; ++i)
       inside = inside &&
