@@ -16,10 +16,11 @@
 // a comment of the header) the worst float errors it saw, as evidence for the float
 // tolerances chosen in target_test.cpp. Host tool: the heap, stdio and Eigen's eigensolver
 // are fine here.
-#include <talus/constraints.hpp>
-#include <talus/models/solo12.hpp>
-#include <talus/models/ur5.hpp>
-#include <talus/talus.hpp>
+//
+// The computations of a state (compute, compute_constrained) are in reference.hpp; solo12's,
+// most of the compile, are compiled in reference_solo12_double.cpp and
+// reference_solo12_float.cpp, so that two jobs share this program's compile.
+#include "reference.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -32,6 +33,8 @@
 #include <vector>
 
 namespace {
+
+using namespace talus_target_reference_tool;
 
 struct Writer {
   std::string text;
@@ -66,40 +69,6 @@ struct Writer {
   }
 };
 
-template <class M>
-void append(std::vector<double>& out, const Eigen::MatrixBase<M>& m) {
-  for (Eigen::Index j = 0; j < m.cols(); ++j)
-    for (Eigen::Index i = 0; i < m.rows(); ++i) out.push_back(static_cast<double>(m(i, j)));
-}
-
-// What one state gives: every checked output, flattened (column-major, body after body).
-struct Outputs {
-  std::vector<double> R, p, v, a, H, tau, ddq;
-};
-
-template <class ModelT, class Q, class V>
-bool compute(const ModelT& model, talus::Data<ModelT>& data, const Q& q, const V& v, const V& acc, const V& tau,
-             Outputs& o) {
-  using S = typename ModelT::Scalar;
-  bool ok = true;
-  ok &= talus::forward_kinematics(model, data, q, v, acc) == talus::Status::ok;
-  for (int i = 0; i < ModelT::nb; ++i) {
-    append(o.R, data.oMi[i].R);
-    append(o.p, data.oMi[i].p);
-    append(o.v, data.v[i]);
-    append(o.a, data.a[i]);
-  }
-  ok &= talus::crba(model, data, q) == talus::Status::ok;
-  append(o.H, data.H);
-  typename ModelT::TangentVector out;
-  ok &= talus::rnea(model, data, q, v, acc, out) == talus::Status::ok;
-  append(o.tau, out);
-  ok &= talus::aba(model, data, q, v, tau, out) == talus::Status::ok;
-  append(o.ddq, out);
-  (void)sizeof(S);
-  return ok;
-}
-
 // max |x − r| / max |r| (norm-wise relative error, the measure target_test.cpp uses).
 double rel_err(const std::vector<double>& x, const std::vector<double>& r) {
   double d = 0, s = 0;
@@ -108,42 +77,6 @@ double rel_err(const std::vector<double>& x, const std::vector<double>& r) {
     s = std::max(s, std::fabs(r[k]));
   }
   return s > 0 ? d / s : d;
-}
-
-// --- constrained forward dynamics (solo12, four feet) -----------------------------------------
-
-// Each foot a contact with the world axes x, y, z: 12 rows. target_test.cpp builds the same set.
-constexpr const char* kFeet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
-constexpr int kFeetRows = 12;
-
-template <class ModelT, class CS>
-bool add_feet(const ModelT& model, CS& cs) {
-  using V3 = talus::Vector3<typename ModelT::Scalar>;
-  for (const char* foot : kFeet) {
-    const auto& F = model.frames[talus::models::solo12::frame_id(foot)];
-    if (cs.add_contact(F.body, F.placement.p, {V3::UnitX(), V3::UnitY(), V3::UnitZ()}, foot) != talus::Status::ok)
-      return false;
-  }
-  return cs.bind(model) == talus::Status::ok && cs.active_rows() == kFeetRows;
-}
-
-// q̈ and λ of the two methods the targets check: range space, direct (PartialPivLU).
-struct Constrained {
-  std::vector<double> rs_ddq, rs_lambda, lu_ddq, lu_lambda;
-};
-
-template <class ModelT, class CS, class Q, class V>
-bool compute_constrained(const ModelT& model, talus::Data<ModelT>& data, CS& cs, const Q& q, const V& v, const V& tau,
-                         Constrained& o) {
-  typename ModelT::TangentVector ddq;
-  bool ok = talus::forward_dynamics_range_space(model, data, cs, q, v, tau, ddq) == talus::Status::ok;
-  append(o.rs_ddq, ddq);
-  append(o.rs_lambda, cs.lambda);
-  ok &= talus::forward_dynamics_direct(model, data, cs, q, v, tau, ddq, talus::KKTMethod::partial_piv_lu) ==
-        talus::Status::ok;
-  append(o.lu_ddq, ddq);
-  append(o.lu_lambda, cs.lambda);
-  return ok;
 }
 
 // λmax / λmin in magnitude of a symmetric matrix.
@@ -388,26 +321,6 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
   return true;
 }
 
-// The models, as types (a namespace cannot be a template argument).
-struct Solo12 {
-  static constexpr bool constrained = true;  // its four feet (kFeet)
-  template <class S>
-  using Model = talus::models::solo12::Model<S>;
-  template <class S>
-  static Model<S> make() {
-    return talus::models::solo12::make_model<S>();
-  }
-};
-struct Ur5 {
-  static constexpr bool constrained = false;
-  template <class S>
-  using Model = talus::models::ur5::Model<S>;
-  template <class S>
-  static Model<S> make() {
-    return talus::models::ur5::make_model<S>();
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -430,11 +343,12 @@ int main(int argc, char** argv) {
 
   Writer w;
   std::string float_notes;
-  // clang-format off
-  w.raw("#pragma once\n// Generated at build time by talus_target_reference (targets/host/reference.cpp) on the\n"
-        "// build machine, in double; do not edit. Seed " + std::to_string(seed) + ".\n\n"
-        "namespace talus_target_ref {\n\n");
-  // clang-format on
+  w.raw(
+      "#pragma once\n// Generated at build time by talus_target_reference (targets/host/reference.cpp) on the\n"
+      "// build machine, in double; do not edit. Seed " +
+      std::to_string(seed) +
+      ".\n\n"
+      "namespace talus_target_ref {\n\n");
   // Whether these values are the reproducible profile's (targets/README.md): the bit test
   // (target_<name>_bits) compares against them bit for bit and refuses any other reference.
 #if defined(TALUS_REPRODUCIBLE) && !defined(EIGEN_VECTORIZE)

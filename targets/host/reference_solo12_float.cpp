@@ -1,0 +1,9 @@
+// talus_target_reference (reference.cpp): solo12's computations of a state in float, compiled
+// here so that they compile alongside reference.cpp (reference.hpp).
+#include "reference.hpp"
+
+namespace talus_target_reference_tool {
+
+TALUS_REF_SOLO12(, float)
+
+}  // namespace talus_target_reference_tool
