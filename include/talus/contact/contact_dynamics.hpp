@@ -30,6 +30,14 @@
 /// from it. ContactReport::guess says which. A = the rows (n, t₁, t₂) of each contact's point Jacobian and the limit rows;
 /// φ = the packed row forces (contact frame per contact); λ = the bilateral forces (cs.lambda).
 ///
+/// One solve, in phases a reader can follow top to bottom (detail::contact_solve calls them in
+/// turn; each writes its part of cp.ws once; any failure leaves by one exit, refuse_contact):
+/// check_contact_inputs → contact_system (the whole system in one sweep over the tree: each
+/// body's placement computed once for the rows, H and C) → free_motion → eliminate_bilateral
+/// (constraints/bilateral_elimination.hpp) → delassus → solve_lcp_problem (lcp_unknowns,
+/// lcp_matrix, the sticking guess, Lemke, the active-set recovery) or solve_cone_problem
+/// (sticking_guess, cone_forces) → recover_contact (q̈ or v⁺, λ, the results into the problem).
+///
 /// Targets: each normal and limit row asks for its target (ContactProblem::set_target,
 /// set_limit_target: a moving plane, a separation velocity, restitution as a velocity) at every
 /// level and with every solver: it is taken out of the row's free motion (ws.free), so a row
@@ -50,6 +58,8 @@
 #include <talus/algorithms/crba.hpp>
 #include <talus/algorithms/rnea.hpp>
 #include <talus/algorithms/sparse_factorization.hpp>
+#include <talus/algorithms/system_kinematics.hpp>
+#include <talus/constraints/bilateral_elimination.hpp>
 #include <talus/constraints/constraint_quantities.hpp>
 #include <talus/contact/active_set_recovery.hpp>
 #include <talus/contact/contact_problem.hpp>
@@ -492,7 +502,7 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
     if (r < 0) continue;
     const auto& c = cp.contact(i);
     slide[k] = contact_slides(cp, i, level, dir[k]);
-    cp.sliding_[i] = slide[k];
+    cp.store_sliding(i, slide[k]);
     slides += slide[k];
     kmu[k] = slide[k] ? c.mu : S(0);
     ws.unit_row[k] = r;
@@ -625,69 +635,442 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
   return Status::ok;
 }
 
-/// ContactOptions::bilateral_minimum_norm: on entry bil.lambda = r = g − G t (t = H⁻¹(b + Aᵀφ)),
-/// bil.ws.Y = G H⁻¹ Gᵀ; on exit bil.lambda = the minimum-norm λ with Y λ = r, by the proximal
-/// steps of forward_dynamics_proximal.hpp (Y is left as Y + μI). The residual ‖r − Y λ‖∞ is held
-/// to absolute + relative · (‖g‖∞ + ‖ |G| |t| ‖∞); the set's consistency was checked before.
-template <class BS, class Gv, class T>
-Status bilateral_minimum_norm(BS& bil, const Gv& g, const T& t, const ProximalSettings<typename BS::S>& settings,
-                              ProximalReport<typename BS::S>& report) {
-  using S = typename BS::S;
-  using std::abs;
-  auto& bw = bil.ws;
-  const int mb = static_cast<int>(bil.lambda.size());
-  S scale = S(0);
-  for (int i = 0; i < mb; ++i) {
-    S row = S(0);
-    for (int j = 0; j < bil.G.cols(); ++j) row += abs(bil.G.coeff(i, j)) * abs(t.coeff(j));
-    scale = std::max(scale, row);
-  }
-  report.tolerance = settings.absolute_accuracy + settings.relative_accuracy * (g.cwiseAbs().maxCoeff() + scale);
-  bw.r = bil.lambda;  // r
-  bw.Y.diagonal().array() += settings.mu;
-  bw.Y_llt.compute(bw.Y);
-  if (bw.Y_llt.info() != Eigen::Success || !all_finite(bw.Y_llt.matrixLLT().diagonal())) return Status::singular;
-  bil.lambda.setZero(mb);
-  bw.qy = bw.r;  // the residual r − Y λ at λ = 0
-  for (int k = 1; k <= settings.max_iterations; ++k) {
-    bw.Y_llt.solveInPlace(bw.qy);  // Δλ = (Y + μI)⁻¹ (r − Y λ)
-    bil.lambda += bw.qy;
-    report.iterations = k;
-    report.lambda_step = bw.qy.cwiseAbs().maxCoeff();
-    S res = S(0);
-    for (int i = 0; i < mb; ++i) {  // r − Y λ = r − (Y + μI) λ + μ λ (loops: no temporary)
-      S x = bw.r.coeff(i) + settings.mu * bil.lambda.coeff(i);
-      for (int j = 0; j < mb; ++j) x -= bw.Y.coeff(i, j) * bil.lambda.coeff(j);
-      bw.qy.coeffRef(i) = x;
-      res = std::max(res, abs(x));
-    }
-    report.residual = res;
-    if (!(res - res == S(0)) || !all_finite(bil.lambda)) return Status::overflow;
-    if (res <= report.tolerance) return Status::ok;
-  }
-  return Status::not_converged;
-}
-
 /// A failed solve leaves nothing behind: no rows (contact_generalized_force gives 0), forces,
-/// sliding flags and limit forces zero, the bilateral results zero.
+/// sliding flags and limit forces zero, the bilateral results zero; the failure recorded.
+template <class ModelT, int MC, int ME, int ML, class BS>
+Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, const ContactFailure& why) {
+  cp.ws.rows = 0;
+  cp.ws.phi.setZero(0);
+  cp.clear_results();
+  if constexpr (!std::is_same_v<BS, NoBilateral>) zero_constraint_results(*bil);
+  else (void)bil;
+  return cp.fail(why.status, why.reason, why.index, why.option);
+}
 template <class ModelT, int MC, int ME, int ML, class BS>
 Status refuse_contact(ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil, Status s, ContactFailureReason why, int index,
                       ContactOption option = ContactOption::none) {
-  using S = typename ModelT::Scalar;
-  cp.ws.rows = 0;
-  cp.ws.phi.setZero(0);
-  for (auto& f : cp.force_) f.setZero();
-  for (auto& sl : cp.sliding_) sl = false;
-  for (auto& l : cp.limit_force_) l = {S(0), S(0)};
-  if constexpr (!std::is_same_v<BS, NoBilateral>) zero_constraint_results(*bil);
-  else (void)bil;
-  return cp.fail(s, why, index, option);
+  return refuse_contact(cp, bil, ContactFailure{s, why, index, option});
 }
 
-/// The whole solve for one level. b is the right-hand side of the free motion: τ − C
-/// (acceleration), H v⁻ (impact), H v + h (τ − C) (step); the bilateral target g: γ, w
-/// (bilateral_velocity: mb entries checked by the caller, or 0 when null), −(erp/h) e.
-/// Result x: q̈ or v⁺.
+/// A contact solve's phases return this: status ok to go on, else the one failure to record.
+inline bool going_on(const ContactFailure& f) { return f.status == Status::ok; }
+
+/// The spring–damper of the step level (ContactOptions::stiffness k, damping b) over the step h:
+/// cfm = 1 / (h k + b), erp = h k cfm; rigid (k = ∞): cfm = 0, erp = 1.
+template <class S>
+struct Compliance {
+  S cfm = S(0), erp = S(1);
+};
+
+/// The bilateral rows' target at this level: γ (acceleration), w (impact: the caller's,
+/// checked, else 0), −(erp/h) e (step). The type when there is no set: nothing.
+template <class BS>
+struct BilateralTargetOf {
+  using type = typename BS::RowVector;
+};
+template <>
+struct BilateralTargetOf<NoBilateral> {
+  struct type {};
+};
+template <class BS, class S>
+typename BS::RowVector bilateral_target(const BS& bil, ContactLevel level, const Compliance<S>& k, S h, const S* w) {
+  typename BS::RowVector g = bil.gamma;
+  if (level == ContactLevel::impact)
+    for (Eigen::Index i = 0; i < g.size(); ++i) g(i) = w != nullptr ? w[i] : S(0);
+  if (level == ContactLevel::step) g = -(k.erp / h) * bil.position_error;
+  return g;
+}
+
+/// Phase 1, check: the inputs and options, one reason per input (so a caller can tell a bad
+/// sensor reading from a bad setting), and the compliance they give.
+template <class ModelT, int MC, int ME, int ML, class Q, class V, class T>
+ContactFailure check_contact_inputs(const ModelT& model, const ContactProblem<ModelT, MC, ME, ML>& cp, const Q& q,
+                                    const V& v, const T& tau, const ExternalForces<ModelT>* fext,
+                                    typename ModelT::Scalar h, ContactLevel level,
+                                    const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                                    Compliance<typename ModelT::Scalar>& k) {
+  using S = typename ModelT::Scalar;
+  using R = ContactFailureReason;
+  const auto invalid = [](R why, int index = -1, ContactOption option = ContactOption::none) {
+    return ContactFailure{Status::invalid_input, why, index, option};
+  };
+  if (check_configuration(model, q) != Status::ok) return invalid(R::q_invalid);
+  if (!tangent_input_valid<ModelT>(v)) return invalid(R::v_invalid);
+  if (!tangent_input_valid<ModelT>(tau)) return invalid(R::tau_invalid);
+  if (fext != nullptr && !inputs_finite(*fext)) return invalid(R::fext_invalid);
+  if (!(h > S(0) && h <= S(10))) return invalid(R::step_invalid);
+  ContactOption bad_option = contact_option_invalid(opt);
+  if (bad_option == ContactOption::none) bad_option = problem_option_invalid(cp);
+  if (bad_option != ContactOption::none) return invalid(R::options_invalid, -1, bad_option);
+  const bool lemke = opt.solver == ContactSolver::lemke;
+  for (int i = 0; i < cp.size(); ++i)
+    if (cp.is_active(i) && (cp.contact(i).cone == ConeModel::polygon) != lemke)
+      return invalid(R::cone_not_supported, i);
+  const bool rigid = opt.stiffness > S(1e30);
+  k.cfm = rigid ? S(0) : S(1) / (h * opt.stiffness + opt.damping);
+  k.erp = rigid ? S(1) : h * opt.stiffness * k.cfm;
+  if (level == ContactLevel::step && !(k.cfm == k.cfm && k.cfm < S(1e12) && k.erp == k.erp))
+    return invalid(R::options_invalid, -1, ContactOption::compliance);
+  return ContactFailure{};
+}
+
+/// Phase 2, the system in one sweep: the forward pass of the whole system at (q, v)
+/// (constrained_system_forward: each placement computed once), then what reads it: the
+/// bilateral set's rows (G, γ, errors), the unilateral rows (A, bias, velocity, gaps), H (CRBA's
+/// backward pass), C (RNEA's, with f_ext) and H = Lᵀ L.
+template <class ModelT, int MC, int ME, int ML, class BS, class Q, class V, class Gap>
+ContactFailure contact_system(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
+                              const Q& q, const V& v, ContactLevel level, typename ModelT::Scalar margin,
+                              const ExternalForces<ModelT>* fext, Gap& gap, typename ModelT::TangentVector& C) {
+  constexpr int all_rows = pass_jacobian | pass_gamma | pass_position_error | pass_velocity_error;
+  if constexpr (!std::is_same_v<BS, NoBilateral>) {
+    if (const Status s = check_constraint_inputs(model, *bil, q, v); s != Status::ok)
+      return ContactFailure{s, ContactFailureReason::bilateral_failed};
+  }
+  if (fext != nullptr) constrained_system_forward<true>(model, data, q, v, fext);
+  else constrained_system_forward<false>(model, data, q, v, fext);
+  if constexpr (!std::is_same_v<BS, NoBilateral>) {
+    if (!constraint_rows(model, data, *bil, q, v, all_rows))
+      return ContactFailure{Status::invalid_input, ContactFailureReason::bilateral_failed};
+  }
+  gap.setZero(ContactProblem<ModelT, MC, ME, ML>::max_rows);
+  unilateral_rows(data, cp, q, v, level, margin, gap);
+  crba_backward(model, data);
+  Status s = all_finite(data.H) ? Status::ok : Status::overflow;
+  if (s == Status::ok) {
+    rnea_backward(model, data);
+    s = output_or_zero(s, data.tau, C);
+  }
+  if (s == Status::ok) s = factorize_ltl(model, data);
+  if (s != Status::ok) return ContactFailure{Status::singular, ContactFailureReason::singular};
+  return ContactFailure{};
+}
+
+/// Phase 3, the free motion: b = τ − C (acceleration), H v⁻ (impact), H v + h (τ − C) (step);
+/// ws.x0 = H⁻¹ b.
+template <class ModelT, int MC, int ME, int ML, class V, class T>
+typename ModelT::TangentVector free_motion(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
+                                           ContactLevel level, const V& v, const T& tau,
+                                           const typename ModelT::TangentVector& C, typename ModelT::Scalar h) {
+  typename ModelT::TangentVector b = tau - C;
+  if (level == ContactLevel::impact) b = data.H * v;
+  if (level == ContactLevel::step) b = data.H * v + h * (tau - C);
+  cp.ws.x0 = b;
+  solve_lt_unchecked(data, cp.ws.x0);
+  solve_l_unchecked(data, cp.ws.x0);
+  return b;
+}
+
+/// Phase 4, eliminate the bilateral rows (bilateral_elimination.hpp): ws.PAt = P Aᵀ and ws.xb =
+/// the free motion meeting the set's target g (without a set, or with no active row: H⁻¹Aᵀ and
+/// x₀). singular (bilateral_inconsistent) when redundant rows ask for the impossible.
+template <class ModelT, int MC, int ME, int ML, class BS, class G>
+ContactFailure eliminate_bilateral(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
+                                   const G& g, ContactReport<typename ModelT::Scalar>& report) {
+  auto& ws = cp.ws;
+  const int m = ws.rows;
+  ws.PAt.resize(ModelT::nv, m);
+  for (int r = 0; r < m; ++r) ws.PAt.col(r) = ws.A.row(r).transpose();
+  solve_lt_unchecked(data, ws.PAt);
+  solve_l_unchecked(data, ws.PAt);  // H⁻¹ Aᵀ
+  ws.xb = ws.x0;
+  if constexpr (!std::is_same_v<BS, NoBilateral>) {
+    if (bil->active_rows() > 0) {
+      report.bilateral_rank = factor_bilateral(data, *bil);
+      meet_bilateral_target(*bil, ws.x0, g, ws.xb);
+      if (!bilateral_consistent(*bil, ws.xb, g))
+        return ContactFailure{Status::singular, ContactFailureReason::bilateral_inconsistent};
+      for (int r = 0; r < m; ++r) project_bilateral(*bil, ws.PAt.col(r));  // column by column: no GEMM kernel
+    }
+  } else {
+    (void)bil;
+    (void)g;
+    (void)report;
+  }
+  return ContactFailure{};
+}
+
+/// Phase 5, the rows' operator: ws.D = A P Aᵀ (Delassus) and ws.free = each row's free
+/// acceleration (or velocity) A x_b + bias (acceleration level) minus its target
+/// (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0.
+template <class ModelT, int MC, int ME, int ML>
+void delassus(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level) {
+  using S = typename ModelT::Scalar;
+  auto& ws = cp.ws;
+  const int m = ws.rows;
+  ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
+  ws.free.resize(m);
+  for (int r = 0; r < m; ++r)
+    ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
+}
+
+/// Phase 6 with PGS or ADMM: the sticking guess (the start only when inside the cones: an
+/// outside one is a worse start than 0; not tried when a contact slides, as for Lemke: it
+/// would make the slider stick), then cone_forces. ws.phi holds the row forces.
+template <class ModelT, int MC, int ME, int ML, class Gap>
+ContactFailure solve_cone_problem(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level,
+                                  const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                                  typename ModelT::Scalar h, const Compliance<typename ModelT::Scalar>& k,
+                                  const Gap& gap, ContactReport<typename ModelT::Scalar>& report) {
+  const GuessResult g = opt.sticking_guess && !opt.cone.warm_start && !any_contact_slides(cp, level)
+                            ? sticking_guess(cp, level, opt, h, k.cfm, k.erp, gap)
+                            : GuessResult::none;
+  if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
+  ContactFailure f;
+  f.status = cone_forces(cp, level, h, k.cfm, k.erp, gap, g == GuessResult::inside, opt, report, f.reason, f.index);
+  report.residual = report.cone.evidence();
+  return f;
+}
+
+/// The LCP's unknowns (Lemke): f_n and the polygon's β per contact (f_n alone when it slides,
+/// its force column carrying the kinetic friction −μ f_n v̂; f_n alone when frictionless),
+/// one f per limit row, then one Λ per contact with β.
+template <class S, int MaxLcp, int MC>
+struct LcpLayout {
+  LcpUnknown<S> u[MaxLcp];
+  int lambda_of[MC];  ///< LCP index of each contact's Λ, −1 without one
+  int n_forces = 0, n = 0;
+};
+
+template <class ModelT, int MC, int ME, int ML, class Layout>
+void lcp_unknowns(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, Layout& lay,
+                  ContactReport<typename ModelT::Scalar>& report) {
+  using S = typename ModelT::Scalar;
+  constexpr S two_pi = S(6.283185307179586476925286766559);
+  auto& ws = cp.ws;
+  for (int& l : lay.lambda_of) l = -1;
+  int n = 0;
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const auto& c = cp.contact(i);
+    report.contacts += 1;
+    S dir[2] = {S(0), S(0)};  // sliding direction in (t₁, t₂) coefficients
+    const bool slide = contact_slides(cp, i, level, dir);
+    cp.store_sliding(i, slide);
+    report.sliding += slide;
+    LcpUnknown<S>& un = lay.u[n++];
+    un.row = r;
+    un.width = 3;
+    un.contact = i;
+    un.normal = true;
+    un.cJ[0] = S(1);
+    un.cF[0] = S(1);
+    if (slide) {
+      un.cF[1] = -c.mu * dir[0];
+      un.cF[2] = -c.mu * dir[1];
+      continue;
+    }
+    if (c.mu == S(0)) continue;  // frictionless: the normal alone
+    for (int j = 0; j < c.edges; ++j) {
+      using std::cos;
+      using std::sin;
+      const S th = two_pi * S(j) / S(c.edges);
+      LcpUnknown<S>& ub = lay.u[n++];
+      ub.row = r;
+      ub.width = 3;
+      ub.contact = i;
+      ub.cJ[1] = ub.cF[1] = cos(th);
+      ub.cJ[2] = ub.cF[2] = sin(th);
+    }
+    lay.lambda_of[i] = 0;  // placed below
+  }
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side) {
+      const int r = ws.limit_row[l][side];
+      if (r < 0) continue;
+      LcpUnknown<S>& ul = lay.u[n++];
+      ul.row = r;
+      ul.width = 1;
+      ul.cJ[0] = ul.cF[0] = S(1);
+      report.limit_rows += 1;
+    }
+  lay.n_forces = n;
+  for (int i = 0; i < cp.size(); ++i)
+    if (lay.lambda_of[i] == 0) lay.lambda_of[i] = n++;
+  lay.n = n;
+  report.unknowns = n;
+}
+
+/// The LCP w = M z + q ≥ 0 ⟂ z ≥ 0 on the layout's unknowns: M(a, b) = cJ_aᵀ D cF_b (plus the
+/// level's diagonal terms), q_a = cJ_aᵀ free (plus the level's right-hand side terms), and the
+/// friction polygon's rows a_edge + Λ ≥ 0, μ f_n − Σβ ≥ 0.
+template <class ModelT, int MC, int ME, int ML, class Layout, class Gap>
+void lcp_matrix(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, const Layout& lay,
+                const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, typename ModelT::Scalar h,
+                const Compliance<typename ModelT::Scalar>& k, const Gap& gap) {
+  using S = typename ModelT::Scalar;
+  auto& ws = cp.ws;
+  const int m = ws.rows, n = lay.n, n_forces = lay.n_forces;
+  ws.M.resize(n, n);  // the force block is written whole below; the Λ rows and columns start at 0
+  ws.M.bottomRows(n - n_forces).setZero();
+  ws.M.topRightCorner(n_forces, n - n_forces).setZero();
+  ws.q.setZero(n);
+  // column by column: d = D cF_b (columns of D, contiguous), then each row a takes cJ_aᵀ of
+  // its rows of d
+  typename ContactProblem<ModelT, MC, ME, ML>::Workspace::RowsVector d;
+  d.resize(m);
+  for (int bb = 0; bb < n_forces; ++bb) {
+    const LcpUnknown<S>& ub = lay.u[bb];
+    d.setZero();
+    for (int j = 0; j < ub.width; ++j)
+      if (ub.cF[j] != S(0)) d.noalias() += ub.cF[j] * ws.D.col(ub.row + j).head(m);
+    for (int a = 0; a < n_forces; ++a) {
+      const LcpUnknown<S>& ua = lay.u[a];
+      const S* const da = d.data() + ua.row;
+      S sum = ua.cJ[0] * da[0];
+      if (ua.width == 3) sum += ua.cJ[1] * da[1] + ua.cJ[2] * da[2];
+      ws.M(a, bb) = sum;
+    }
+  }
+  for (int a = 0; a < n_forces; ++a) {
+    const LcpUnknown<S>& ua = lay.u[a];
+    S qa = S(0);
+    for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
+    if (ua.normal || ua.contact < 0) {  // impact: restitution, softening; step: the gap, cfm/h
+      const RowTerms<S> t =
+          row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, k.cfm, k.erp);
+      qa += t.rhs;
+      ws.M(a, a) += t.diag;
+    }
+    ws.q(a) = qa;
+    if (ua.contact >= 0 && !ua.normal) ws.M(a, lay.lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
+  }
+  for (int a = 0; a < n_forces; ++a) {  // μ f_n − Σβ ≥ 0
+    const LcpUnknown<S>& ua = lay.u[a];
+    if (ua.contact < 0 || lay.lambda_of[ua.contact] < 0) continue;
+    ws.M(lay.lambda_of[ua.contact], a) = ua.normal ? cp.contact(ua.contact).mu : S(-1);
+  }
+}
+
+/// The sticking guess in the LCP's unknowns (f_n; f_t split on the two polygon edges around it,
+/// the least Σβ; Λ = 0; limit rows 0), accepted only by Lemke's own check (check_lcp_guess).
+/// True when accepted: ws.z holds it.
+template <class ModelT, int MC, int ME, int ML, class Layout, class Gap>
+bool lcp_sticking_guess(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, const Layout& lay,
+                        const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt, typename ModelT::Scalar h,
+                        const Compliance<typename ModelT::Scalar>& k, const Gap& gap,
+                        ContactReport<typename ModelT::Scalar>& report) {
+  auto& ws = cp.ws;
+  const GuessResult g = opt.sticking_guess && report.sliding == 0 ? sticking_guess(cp, level, opt, h, k.cfm, k.erp, gap)
+                                                                  : GuessResult::none;
+  if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
+  if (g != GuessResult::inside) return false;
+  auto& zg = ws.w;  // scratch: check_lcp_guess reads it whole before it writes w
+  zg.setZero(lay.n);
+  for (int a = 0; a < lay.n_forces; ++a) {
+    const auto& ua = lay.u[a];
+    if (!ua.normal) continue;
+    zg(a) = ws.phi(ua.row);
+    if (lay.lambda_of[ua.contact] >= 0)
+      polygon_split(ws.phi(ua.row + 1), ws.phi(ua.row + 2), lay.u + a + 1, cp.contact(ua.contact).edges, zg, a + 1);
+  }
+  const bool accepted = check_lcp_guess(ws.M, ws.q, zg, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp) == Status::ok;
+  report.guess = accepted ? ContactGuess::accepted : ContactGuess::rejected;
+  return accepted;
+}
+
+/// Phase 6 with Lemke: the unknowns, the LCP, the sticking guess or Lemke's method, the
+/// active-set recovery (ContactOptions::active_set_recovery: q̈ in x and z from the physical
+/// active-set system, or unchanged), then ws.phi = the row forces of z.
+template <class ModelT, int MC, int ME, int ML, class BS, class Gap>
+ContactFailure solve_lcp_problem(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
+                                 ContactLevel level, const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                                 typename ModelT::Scalar h, const Compliance<typename ModelT::Scalar>& k,
+                                 const Gap& gap, const typename ModelT::TangentVector& b,
+                                 ContactReport<typename ModelT::Scalar>& report, typename ModelT::TangentVector& x) {
+  using S = typename ModelT::Scalar;
+  using CP = ContactProblem<ModelT, MC, ME, ML>;
+  auto& ws = cp.ws;
+  LcpLayout<S, CP::max_lcp, MC> lay;
+  lcp_unknowns(cp, level, lay, report);
+  lcp_matrix(cp, level, lay, opt, h, k, gap);
+  Status s = Status::ok;
+  if (!lcp_sticking_guess(cp, level, lay, opt, h, k, gap, report))
+    s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
+  report.residual = {report.lcp.residual, report.lcp.tolerance};
+  if (s != Status::ok)
+    return ContactFailure{
+        s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed};
+  if (opt.active_set_recovery) {
+    const auto offset = [&](int r) { return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r); };
+    const auto terms = [&](const LcpUnknown<S>& ua) {
+      return row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, k.cfm, k.erp);
+    };
+    const auto apply_P = [&](typename ModelT::TangentVector& t) {  // t ← P t, as P Aᵀ was built
+      solve_lt_unchecked(data, t);
+      solve_l_unchecked(data, t);
+      if constexpr (!std::is_same_v<BS, NoBilateral>) {
+        if (bil->active_rows() > 0) project_bilateral(*bil, t);
+      } else {
+        (void)bil;
+      }
+    };
+    recover_active_set(cp, lay.u, lay.n_forces, lay.n, lay.lambda_of, offset, terms, data.H, b, apply_P, opt.lcp, x,
+                       report.recovery);
+    if (report.recovery.applied) report.residual = report.recovery.evidence();
+  }
+  ws.phi.setZero(ws.rows);
+  for (int a = 0; a < lay.n_forces; ++a)
+    for (int i = 0; i < lay.u[a].width; ++i) ws.phi(lay.u[a].row + i) += lay.u[a].cF[i] * ws.z(a);
+  return ContactFailure{};
+}
+
+/// Phase 7, recover: x = x_b + P Aᵀ φ (unless the active-set recovery wrote it), the
+/// bilateral multipliers λ = Y⁺ (g − G H⁻¹(b + Aᵀφ)) (or their minimum norm), the results into
+/// the problem; overflow when one is not finite.
+template <class ModelT, int MC, int ME, int ML, class BS, class G>
+ContactFailure recover_contact(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
+                               const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
+                               const typename ModelT::TangentVector& b, const G& g,
+                               ContactReport<typename ModelT::Scalar>& report, typename ModelT::TangentVector& x) {
+  auto& ws = cp.ws;
+  const int m = ws.rows;
+  if (!report.recovery.applied) {
+    x = ws.xb;
+    for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
+  }
+  bool finite = true;
+  if constexpr (!std::is_same_v<BS, NoBilateral>) {
+    if (bil->active_rows() > 0) {
+      ws.t = b;
+      for (int r = 0; r < m; ++r) ws.t += ws.A.row(r).transpose() * ws.phi(r);
+      solve_lt_unchecked(data, ws.t);
+      solve_l_unchecked(data, ws.t);
+      bil->lambda = g - bil->G * ws.t;
+      if (!opt.bilateral_minimum_norm) {
+        solve_bilateral(*bil, bil->lambda);
+      } else if (const Status sp = bilateral_minimum_norm(*bil, g, ws.t, opt.proximal, report.bilateral);
+                 sp != Status::ok) {
+        return ContactFailure{
+            sp, sp == Status::singular ? ContactFailureReason::singular : ContactFailureReason::not_converged};
+      }
+    } else {
+      bil->lambda.setZero(0);
+    }
+    finite = all_finite(bil->lambda);
+  } else {
+    (void)data;
+    (void)bil;
+    (void)opt;
+    (void)b;
+    (void)g;
+  }
+  if (!(finite && all_finite(x) && all_finite(ws.phi)))
+    return ContactFailure{Status::overflow, ContactFailureReason::overflow};
+  for (int i = 0; i < cp.size(); ++i)
+    if (ws.contact_row[i] >= 0) cp.store_force(i, ws.phi.template segment<3>(ws.contact_row[i]));
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side)
+      if (ws.limit_row[l][side] >= 0) cp.store_limit_force(l, side, ws.phi(ws.limit_row[l][side]));
+  return ContactFailure{};
+}
+
+/// The whole solve for one level, phase by phase (check → system in one sweep → eliminate the
+/// bilateral rows → the rows' operator → the LCP or the cone problem → recover), with one exit
+/// for every failure. b, the free motion's right-hand side: τ − C (acceleration), H v⁻
+/// (impact), H v + h (τ − C) (step); the bilateral target g: γ, w (bilateral_velocity: mb
+/// entries checked by the caller, or 0 when null), −(erp/h) e. Result x: q̈ or v⁺.
 template <class ModelT, int MC, int ME, int ML, class BS, class Q, class V, class T>
 Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
                      const Q& q, const V& v, const T& tau, typename ModelT::Scalar h, ContactLevel level,
@@ -695,350 +1078,33 @@ Status contact_solve(const ModelT& model, Data<ModelT>& data, ContactProblem<Mod
                      ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext,
                      typename ModelT::TangentVector& x, const typename ModelT::Scalar* bilateral_velocity = nullptr) {
   using S = typename ModelT::Scalar;
-  using CP = ContactProblem<ModelT, MC, ME, ML>;
-  constexpr int nv = ModelT::nv;
-  constexpr bool has_bilateral = !std::is_same_v<BS, NoBilateral>;
-  auto& ws = cp.ws;
-  using std::abs;
-  using std::sqrt;
   report = ContactReport<S>{};
   x.setZero();
-  ws.rows = 0;
-  ws.phi.setZero(0);
-  for (int i = 0; i < MC; ++i) ws.previous_force[i] = cp.force_[static_cast<std::size_t>(i)];
-  for (auto& f : cp.force_) f.setZero();
-  for (auto& s : cp.sliding_) s = false;
-  for (auto& l : cp.limit_force_) l = {S(0), S(0)};
-
-  // ---- inputs --------------------------------------------------------------------------
-  if (check_configuration(model, q) != Status::ok)
-    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::q_invalid, -1);
-  // one reason per input, so a caller can tell a bad sensor reading from a bad setting
-  ContactFailureReason bad = ContactFailureReason::none;
-  if (!tangent_input_valid<ModelT>(v)) bad = ContactFailureReason::v_invalid;
-  else if (!tangent_input_valid<ModelT>(tau)) bad = ContactFailureReason::tau_invalid;
-  else if (fext != nullptr && !inputs_finite(*fext)) bad = ContactFailureReason::fext_invalid;
-  else if (!(h > S(0) && h <= S(10))) bad = ContactFailureReason::step_invalid;
-  if (bad != ContactFailureReason::none) return refuse_contact(cp, bil, Status::invalid_input, bad, -1);
-  ContactOption bad_option = contact_option_invalid(opt);
-  if (bad_option == ContactOption::none) bad_option = problem_option_invalid(cp);
-  if (bad_option != ContactOption::none)
-    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::options_invalid, -1, bad_option);
-  const bool lemke = opt.solver == ContactSolver::lemke;
-  for (int i = 0; i < cp.size(); ++i)
-    if (cp.is_active(i) && (cp.contact(i).cone == ConeModel::polygon) != lemke)
-      return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::cone_not_supported, i);
-  // force-level spring–damper → cfm, erp (k = ∞: rigid, cfm = 0, erp = 1)
-  const bool rigid = opt.stiffness > S(1e30);
-  const S cfm = rigid ? S(0) : S(1) / (h * opt.stiffness + opt.damping);
-  const S erp = rigid ? S(1) : h * opt.stiffness * cfm;
-  if (level == ContactLevel::step && !(cfm == cfm && cfm < S(1e12) && erp == erp))
-    return refuse_contact(cp, bil, Status::invalid_input, ContactFailureReason::options_invalid, -1,
-                          ContactOption::compliance);
-
-  // ---- kinematics, bilateral rows, unilateral rows, H and C ----------------------------
-  int mb = 0;
-  if constexpr (has_bilateral) {
-    Status s = check_constraint_inputs(model, *bil, q, v);
-    if (s == Status::ok && !constraint_pass(model, data, *bil, q, v,
-                                            pass_jacobian | pass_gamma | pass_position_error | pass_velocity_error))
-      s = Status::invalid_input;
-    if (s != Status::ok) {
-      zero_constraint_results(*bil);
-      return refuse_contact(cp, bil, s, ContactFailureReason::bilateral_failed, -1);
-    }
-    mb = bil->active_rows();
-  } else {
-    kinematics_with_world_jacobian(model, data, q, v, true);
+  cp.ws.rows = 0;
+  cp.ws.phi.setZero(0);
+  cp.begin_results();
+  Compliance<S> k;
+  typename ContactProblem<ModelT, MC, ME, ML>::Workspace::RowsVector gap;
+  typename ModelT::TangentVector C = ModelT::TangentVector::Zero(), b = ModelT::TangentVector::Zero();
+  typename BilateralTargetOf<BS>::type g{};
+  ContactFailure f = check_contact_inputs(model, cp, q, v, tau, fext, h, level, opt, k);
+  if (going_on(f)) f = contact_system(model, data, cp, bil, q, v, level, opt.margin, fext, gap, C);
+  if (going_on(f)) {
+    b = free_motion(data, cp, level, v, tau, C, h);
+    if constexpr (!std::is_same_v<BS, NoBilateral>) g = bilateral_target(*bil, level, k, h, bilateral_velocity);
+    f = eliminate_bilateral(data, cp, bil, g, report);
   }
-  typename CP::Workspace::RowsVector gap;
-  gap.setZero(CP::max_rows);
-  unilateral_rows(data, cp, q, v, level, opt.margin, gap);
-  const int m = ws.rows;
-  typename ModelT::TangentVector C = ModelT::TangentVector::Zero();
-  Status s = crba(model, data, q);
-  const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
-  if (s == Status::ok) s = fext ? rnea(model, data, q, v, zero, *fext, C) : rnea(model, data, q, v, zero, C);
-  if (s == Status::ok) s = factorize_ltl(model, data);
-  if (s != Status::ok) return refuse_contact(cp, bil, Status::singular, ContactFailureReason::singular, -1);
-
-  // free motion x0 = H⁻¹ b
-  typename ModelT::TangentVector b = tau - C;
-  if (level == ContactLevel::impact) b = data.H * v;
-  if (level == ContactLevel::step) b = data.H * v + h * (tau - C);
-  ws.x0 = b;
-  solve_lt_unchecked(data, ws.x0);
-  solve_l_unchecked(data, ws.x0);
-  ws.xb = ws.x0;
-
-  // ---- bilateral elimination (rank-revealing) -----------------------------------------
-  ws.PAt.resize(nv, m);
-  for (int r = 0; r < m; ++r) ws.PAt.col(r) = ws.A.row(r).transpose();
-  solve_lt_unchecked(data, ws.PAt);
-  solve_l_unchecked(data, ws.PAt);  // H⁻¹ Aᵀ
-  if constexpr (has_bilateral) {
-    if (mb > 0) {
-      auto& bw = bil->ws;
-      bw.Z = bil->G.transpose();
-      solve_lt_unchecked(data, bw.Z);
-      solve_l_unchecked(data, bw.Z);  // H⁻¹ Gᵀ
-      bw.Y.noalias() = bil->G.lazyProduct(bw.Z);
-      bw.Y_qr.setThreshold(std::max(bw.pivot_tolerance, S(16) * Eigen::NumTraits<S>::epsilon()));
-      bw.Y_qr.compute(bw.Y);
-      report.bilateral_rank = static_cast<int>(bw.Y_qr.rank());
-      if (bw.Y_qr.max_pivot == S(0)) report.bilateral_rank = 0;
-      // target: γ (acceleration), 0 (impact), −(erp/h) e (step)
-      typename BS::RowVector g = bil->gamma;
-      if (level == ContactLevel::impact)  // G v⁺ = w (the caller's, checked), else 0
-        for (int i = 0; i < mb; ++i) g(i) = bilateral_velocity != nullptr ? bilateral_velocity[i] : S(0);
-      if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
-      bw.r = g - bil->G * ws.x0;
-      bw.Y_qr.solve_in_place(bw.r);
-      ws.xb = ws.x0 + bw.Z * bw.r;
-      // consistency: G x_b must meet the target (a redundant but inconsistent set cannot)
-      const S res = (bil->G * ws.xb - g).cwiseAbs().maxCoeff();
-      const S scale = S(1) + g.cwiseAbs().maxCoeff() + bil->G.cwiseAbs().maxCoeff() * ws.xb.cwiseAbs().maxCoeff();
-      if (!(res <= sqrt(Eigen::NumTraits<S>::epsilon()) * scale)) {
-        zero_constraint_results(*bil);
-        return refuse_contact(cp, bil, Status::singular, ContactFailureReason::bilateral_inconsistent, -1);
-      }
-      // P Aᵀ = H⁻¹Aᵀ − H⁻¹Gᵀ Y⁺ G H⁻¹Aᵀ, column by column (no GEMM kernel)
-      for (int r = 0; r < m; ++r) {
-        bw.r = bil->G * ws.PAt.col(r);
-        bw.Y_qr.solve_in_place(bw.r);
-        ws.PAt.col(r) -= bw.Z * bw.r;
-      }
-    }
+  if (going_on(f)) {
+    delassus(cp, level);
+    f = opt.solver == ContactSolver::lemke ? solve_lcp_problem(data, cp, bil, level, opt, h, k, gap, b, report, x)
+                                           : solve_cone_problem(cp, level, opt, h, k, gap, report);
   }
-  ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
-  // rows' free acceleration (or velocity): A x_b + bias (acceleration level only), minus each
-  // row's target (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0
-  ws.free.resize(m);
-  for (int r = 0; r < m; ++r)
-    ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
-
-  if (!lemke) {
-    ContactFailureReason why = ContactFailureReason::none;
-    int index = -1;
-    // The guess is the start only when inside the cones (an outside one is a worse start than 0),
-    // and not tried when a contact slides (as for Lemke: it would make the slider stick).
-    const GuessResult g = opt.sticking_guess && !opt.cone.warm_start && !any_contact_slides(cp, level)
-                              ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
-                              : GuessResult::none;
-    if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
-    s = cone_forces(cp, level, h, cfm, erp, gap, g == GuessResult::inside, opt, report, why, index);
-    report.residual = report.cone.evidence();
-    if (s != Status::ok) {
-      if constexpr (has_bilateral) zero_constraint_results(*bil);
-      ws.rows = 0;
-      return refuse_contact(cp, bil, s, why, index);
-    }
-  } else {
-    // ---- unknowns: f_n and β per contact, f per limit row, then Λ per sticking contact ----
-    constexpr int max_lcp = CP::max_lcp;
-    LcpUnknown<S> u[max_lcp];
-    int lambda_of[MC];  // LCP index of each contact's Λ, −1 without one
-    for (int& l : lambda_of) l = -1;
-    int n = 0;
-    for (int i = 0; i < cp.size(); ++i) {
-      const int r = ws.contact_row[i];
-      if (r < 0) continue;
-      const auto& c = cp.contact(i);
-      report.contacts += 1;
-      bool slide = false;
-      Vector3<S> sdir = Vector3<S>::Zero();  // sliding direction in (n, t₁, t₂) coefficients
-      if (level == ContactLevel::acceleration && c.mode != ContactMode::sticking) {
-        const S vt1 = ws.row_velocity(r + 1), vt2 = ws.row_velocity(r + 2);
-        const S speed = sqrt(vt1 * vt1 + vt2 * vt2);
-        slide = c.mode == ContactMode::sliding ? speed > S(0) : speed > cp.sliding_speed;
-        if (slide) sdir << S(0), vt1 / speed, vt2 / speed;
-      }
-      cp.sliding_[i] = slide;
-      report.sliding += slide;
-      LcpUnknown<S>& un = u[n++];
-      un.row = r;
-      un.width = 3;
-      un.contact = i;
-      un.normal = true;
-      un.cJ[0] = S(1);
-      un.cF[0] = S(1);
-      if (slide) {
-        un.cF[1] = -c.mu * sdir[1];
-        un.cF[2] = -c.mu * sdir[2];
-        continue;
-      }
-      if (c.mu == S(0)) continue;  // frictionless: the normal alone
-      constexpr S two_pi = S(6.283185307179586476925286766559);
-      for (int j = 0; j < c.edges; ++j) {
-        using std::cos;
-        using std::sin;
-        const S th = two_pi * S(j) / S(c.edges);
-        LcpUnknown<S>& ub = u[n++];
-        ub.row = r;
-        ub.width = 3;
-        ub.contact = i;
-        ub.cJ[1] = ub.cF[1] = cos(th);
-        ub.cJ[2] = ub.cF[2] = sin(th);
-      }
-      lambda_of[i] = 0;  // placed below
-    }
-    for (int l = 0; l < cp.limits(); ++l)
-      for (int side = 0; side < 2; ++side) {
-        const int r = ws.limit_row[l][side];
-        if (r < 0) continue;
-        LcpUnknown<S>& ul = u[n++];
-        ul.row = r;
-        ul.width = 1;
-        ul.cJ[0] = ul.cF[0] = S(1);
-        report.limit_rows += 1;
-      }
-    const int n_forces = n;
-    for (int i = 0; i < cp.size(); ++i)
-      if (lambda_of[i] == 0) lambda_of[i] = n++;
-    report.unknowns = n;
-
-    ws.M.resize(n, n);  // the force block is written whole below; the Λ rows and columns start at 0
-    ws.M.bottomRows(n - n_forces).setZero();
-    ws.M.topRightCorner(n_forces, n - n_forces).setZero();
-    ws.q.setZero(n);
-    // M(a, b) = cJ_aᵀ D cF_b, column by column: d = D cF_b (columns of D, contiguous), then
-    // each row a takes cJ_aᵀ of its rows of d
-    typename CP::Workspace::RowsVector d;
-    d.resize(m);
-    for (int bb = 0; bb < n_forces; ++bb) {
-      const LcpUnknown<S>& ub = u[bb];
-      d.setZero();
-      for (int j = 0; j < ub.width; ++j)
-        if (ub.cF[j] != S(0)) d.noalias() += ub.cF[j] * ws.D.col(ub.row + j).head(m);
-      for (int a = 0; a < n_forces; ++a) {
-        const LcpUnknown<S>& ua = u[a];
-        const S* const da = d.data() + ua.row;
-        S sum = ua.cJ[0] * da[0];
-        if (ua.width == 3) sum += ua.cJ[1] * da[1] + ua.cJ[2] * da[2];
-        ws.M(a, bb) = sum;
-      }
-    }
-    for (int a = 0; a < n_forces; ++a) {
-      const LcpUnknown<S>& ua = u[a];
-      S qa = S(0);
-      for (int i = 0; i < ua.width; ++i) qa += ua.cJ[i] * ws.free(ua.row + i);
-      if (ua.normal || ua.contact < 0) {  // impact: restitution, softening; step: the gap, cfm/h
-        const RowTerms<S> t = row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, cfm, erp);
-        qa += t.rhs;
-        ws.M(a, a) += t.diag;
-      }
-      ws.q(a) = qa;
-      if (ua.contact >= 0 && !ua.normal) ws.M(a, lambda_of[ua.contact]) = S(1);  // a_edge + Λ ≥ 0
-    }
-    for (int a = 0; a < n_forces; ++a) {  // μ f_n − Σβ ≥ 0
-      const LcpUnknown<S>& ua = u[a];
-      if (ua.contact < 0 || lambda_of[ua.contact] < 0) continue;
-      ws.M(lambda_of[ua.contact], a) = ua.normal ? cp.contact(ua.contact).mu : S(-1);
-    }
-
-    // ---- solve and recover ---------------------------------------------------------------
-    // first the sticking guess, in the LCP's unknowns: f_n; f_t split on the two polygon
-    // edges around it (the least Σβ); Λ = 0; limit rows 0. Accepted only by Lemke's own check.
-    bool solved = false;
-    const GuessResult g = opt.sticking_guess && report.sliding == 0 ? sticking_guess(cp, level, opt, h, cfm, erp, gap)
-                                                                    : GuessResult::none;
-    if (g == GuessResult::outside) report.guess = ContactGuess::rejected;
-    if (g == GuessResult::inside) {
-      auto& zg = ws.w;  // scratch: check_lcp_guess reads it whole before it writes w
-      zg.setZero(n);
-      for (int a = 0; a < n_forces; ++a) {
-        const LcpUnknown<S>& ua = u[a];
-        if (!ua.normal) continue;
-        zg(a) = ws.phi(ua.row);
-        if (lambda_of[ua.contact] >= 0)
-          polygon_split(ws.phi(ua.row + 1), ws.phi(ua.row + 2), u + a + 1, cp.contact(ua.contact).edges, zg, a + 1);
-      }
-      s = check_lcp_guess(ws.M, ws.q, zg, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
-      solved = s == Status::ok;
-      report.guess = solved ? ContactGuess::accepted : ContactGuess::rejected;
-    }
-    if (!solved) s = solve_lcp_lemke(ws.M, ws.q, ws.z, ws.w, ws.lcp, opt.lcp, report.lcp);
-    report.residual = {report.lcp.residual, report.lcp.tolerance};
-    if (s != Status::ok) {
-      if constexpr (has_bilateral) zero_constraint_results(*bil);
-      ws.rows = 0;
-      return refuse_contact(cp, bil, s,
-                            s == Status::not_converged ? ContactFailureReason::not_converged
-                                                       : ContactFailureReason::lcp_failed,
-                            -1);
-    }
-    if (opt.active_set_recovery) {  // q̈ (x) and z from the physical active-set system, or unchanged
-      const auto offset = [&](int r) {
-        return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
-      };
-      const auto terms = [&](const LcpUnknown<S>& ua) {
-        return row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, cfm, erp);
-      };
-      const auto apply_P = [&](typename ModelT::TangentVector& t) {  // t ← P t, as P Aᵀ was built
-        solve_lt_unchecked(data, t);
-        solve_l_unchecked(data, t);
-        if constexpr (has_bilateral) {
-          if (mb > 0) {
-            bil->ws.r = bil->G * t;
-            bil->ws.Y_qr.solve_in_place(bil->ws.r);
-            t -= bil->ws.Z * bil->ws.r;
-          }
-        }
-      };
-      recover_active_set(cp, u, n_forces, n, lambda_of, offset, terms, data.H, b, apply_P, opt.lcp, x, report.recovery);
-      if (report.recovery.applied) report.residual = report.recovery.evidence();
-    }
-    ws.phi.setZero(m);
-    for (int a = 0; a < n_forces; ++a)
-      for (int i = 0; i < u[a].width; ++i) ws.phi(u[a].row + i) += u[a].cF[i] * ws.z(a);
-  }
-  if (!report.recovery.applied) {  // (else the active-set recovery's q̈ is in x)
-    x = ws.xb;
-    for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
-  }
-  if constexpr (has_bilateral) {
-    if (mb > 0) {  // λ = Y⁺ (g − G H⁻¹(b + Aᵀφ))
-      auto& bw = bil->ws;
-      ws.t = b;
-      for (int r = 0; r < m; ++r) ws.t += ws.A.row(r).transpose() * ws.phi(r);
-      solve_lt_unchecked(data, ws.t);
-      solve_l_unchecked(data, ws.t);
-      typename BS::RowVector g = bil->gamma;
-      if (level == ContactLevel::impact)  // G v⁺ = w (the caller's, checked), else 0
-        for (int i = 0; i < mb; ++i) g(i) = bilateral_velocity != nullptr ? bilateral_velocity[i] : S(0);
-      if (level == ContactLevel::step) g = -(erp / h) * bil->position_error;
-      bil->lambda = g - bil->G * ws.t;
-      if (!opt.bilateral_minimum_norm) {
-        bw.Y_qr.solve_in_place(bil->lambda);
-      } else if (const Status sp = bilateral_minimum_norm(*bil, g, ws.t, opt.proximal, report.bilateral);
-                 sp != Status::ok) {
-        zero_constraint_results(*bil);
-        ws.rows = 0;
-        return refuse_contact(cp, bil, sp,
-                              sp == Status::singular ? ContactFailureReason::singular
-                                                     : ContactFailureReason::not_converged,
-                              -1);
-      }
-    } else {
-      bil->lambda.setZero(0);
-    }
-  }
-  for (int i = 0; i < cp.size(); ++i)
-    if (ws.contact_row[i] >= 0) cp.force_[i] = ws.phi.template segment<3>(ws.contact_row[i]);
-  for (int l = 0; l < cp.limits(); ++l)
-    for (int side = 0; side < 2; ++side)
-      if (ws.limit_row[l][side] >= 0) cp.limit_force_[l][side] = ws.phi(ws.limit_row[l][side]);
-  bool finite = all_finite(x) && all_finite(ws.phi);
-  if constexpr (has_bilateral) finite = finite && all_finite(bil->lambda);
-  if (!finite) {
+  if (going_on(f)) f = recover_contact(data, cp, bil, opt, b, g, report, x);
+  if (!going_on(f)) {
     x.setZero();
-    ws.rows = 0;
-    for (auto& f : cp.force_) f.setZero();
-    for (auto& l : cp.limit_force_) l = {S(0), S(0)};
-    if constexpr (has_bilateral) zero_constraint_results(*bil);
-    return refuse_contact(cp, bil, Status::overflow, ContactFailureReason::overflow, -1);
+    return refuse_contact(cp, bil, f);
   }
-  if constexpr (has_bilateral) (void)bil->succeed();
+  if constexpr (!std::is_same_v<BS, NoBilateral>) (void)bil->succeed();
   return cp.succeed();
 }
 
@@ -1053,14 +1119,42 @@ Status contact_output(Status s, const typename ModelT::TangentVector& x, Out& ou
 
 }  // namespace detail
 
+/// The problem type carries the model and the capacities (ContactProblem<Model, MaxContacts,
+/// MaxEdges, MaxLimits>); the entries below take it, and a ConstraintSet<Model, …> of the same
+/// model for the bilateral rows, as types of their own.
+template <class T>
+struct is_contact_problem : std::false_type {};
+template <class ModelT, int MC, int ME, int ML>
+struct is_contact_problem<ContactProblem<ModelT, MC, ME, ML>> : std::true_type {};
+template <class T>
+struct is_constraint_set : std::false_type {};
+template <class ModelT, int MR, int MC>
+struct is_constraint_set<ConstraintSet<ModelT, MR, MC>> : std::true_type {};
+
+/// A contact problem's model, options and report types.
+template <class Problem>
+using ModelOf = typename Problem::Model;
+template <class Problem>
+using ContactOptionsFor = ContactOptions<typename Problem::S, Problem::max_lcp>;
+template <class Problem>
+using ContactReportFor = ContactReport<typename Problem::S>;
+
+#define TALUS_CHECK_CONTACT_TYPES(Problem, Set)                                                   \
+  static_assert(is_contact_problem<Problem>::value, "talus: cp must be a talus::ContactProblem"); \
+  static_assert(is_constraint_set<Set>::value, "talus: cs must be a talus::ConstraintSet");       \
+  static_assert(std::is_same_v<typename Set::Model, typename Problem::Model>,                     \
+                "talus: the ConstraintSet and the ContactProblem must be of the same model type")
+
 /// Acceleration level with the bilateral constraints of `cs` (λ to cs.lambda): q̈ and the
 /// contact forces (cp.force / world_force, N), the limit forces (cp.limit_force).
-template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class Out>
-Status forward_dynamics_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
-    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
-    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+template <class Problem, class Set, class Q, class V, class T, class Out>
+Status forward_dynamics_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp, Set& cs,
+                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                const Eigen::MatrixBase<T>& tau, Out& ddq, const ContactOptionsFor<Problem>& options,
+                                ContactReportFor<Problem>& report,
+                                const ExternalForces<ModelOf<Problem>>* fext = nullptr) {
+  using ModelT = ModelOf<Problem>;
+  TALUS_CHECK_CONTACT_TYPES(Problem, Set);
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1072,12 +1166,14 @@ Status forward_dynamics_contact(
   }
 }
 /// Acceleration level without bilateral constraints.
-template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class Out>
-Status forward_dynamics_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
-    const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, Out& ddq,
-    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+template <class Problem, class Q, class V, class T, class Out>
+Status forward_dynamics_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp,
+                                const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v,
+                                const Eigen::MatrixBase<T>& tau, Out& ddq, const ContactOptionsFor<Problem>& options,
+                                ContactReportFor<Problem>& report,
+                                const ExternalForces<ModelOf<Problem>>* fext = nullptr) {
+  using ModelT = ModelOf<Problem>;
+  static_assert(is_contact_problem<Problem>::value, "talus: cp must be a talus::ContactProblem");
   TALUS_CHECK_ENTRY_SIZES(forward_dynamics_contact, ModelT, q, v, tau, ddq);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V, T>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1091,12 +1187,12 @@ Status forward_dynamics_contact(
 }
 
 /// Impact at velocity level: v⁺ from v⁻ (impulses: cp.force, N·s; bilateral impulses: cs.lambda).
-template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class Out>
-Status impulses_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
-    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
-    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report) {
+template <class Problem, class Set, class Q, class V, class Out>
+Status impulses_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp, Set& cs,
+                        const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                        const ContactOptionsFor<Problem>& options, ContactReportFor<Problem>& report) {
+  using ModelT = ModelOf<Problem>;
+  TALUS_CHECK_CONTACT_TYPES(Problem, Set);
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1112,22 +1208,23 @@ Status impulses_contact(
 /// ask G v⁺ = w instead of 0 (w: cs.active_rows() entries, in the rows' units, m/s or rad/s;
 /// e.g. a constrained joint driven to a set speed through the impact). invalid_input
 /// (input_invalid) for a w of another size, not finite or beyond input_limits::magnitude.
-template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class W, class Out>
-Status impulses_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
-    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, const Eigen::MatrixBase<W>& bilateral_velocity,
-    Out& v_plus, const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report) {
+template <class Problem, class Set, class Q, class V, class W, class Out>
+Status impulses_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp, Set& cs,
+                        const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus,
+                        const Eigen::MatrixBase<W>& bilateral_velocity, Out& v_plus,
+                        const ContactOptionsFor<Problem>& options, ContactReportFor<Problem>& report) {
+  using ModelT = ModelOf<Problem>;
+  TALUS_CHECK_CONTACT_TYPES(Problem, Set);
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
   } else {
     using S = typename ModelT::Scalar;
     typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
-    typename ConstraintSet<ModelT, MR, MCs>::RowVector w;
+    typename Set::RowVector w;
     const int mb = cs.active_rows();
     Status s = Status::invalid_input;
-    if (bilateral_velocity.cols() == 1 && bilateral_velocity.rows() == mb && mb <= MR &&
+    if (bilateral_velocity.cols() == 1 && bilateral_velocity.rows() == mb && mb <= Set::max_rows &&
         all_within(bilateral_velocity.derived(), input_limits::magnitude)) {
       w.resize(mb);
       for (int i = 0; i < mb; ++i) w(i) = static_cast<S>(bilateral_velocity.coeff(i));
@@ -1141,12 +1238,12 @@ Status impulses_contact(
     return detail::contact_output<ModelT>(s, x, v_plus);
   }
 }
-template <class ModelT, int MC, int ME, int ML, class Q, class V, class Out>
-Status impulses_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
-    const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
-    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report) {
+template <class Problem, class Q, class V, class Out>
+Status impulses_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp,
+                        const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                        const ContactOptionsFor<Problem>& options, ContactReportFor<Problem>& report) {
+  using ModelT = ModelOf<Problem>;
+  static_assert(is_contact_problem<Problem>::value, "talus: cp must be a talus::ContactProblem");
   TALUS_CHECK_ENTRY_SIZES_QV(impulses_contact, ModelT, q, v_minus, v_plus);
   if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
     return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
@@ -1187,13 +1284,13 @@ Status finish_step(Status s, const ModelT& model, ContactProblem<ModelT, MC, ME,
 /// v⁺ from the velocity-level LCP, q⁺ = q ⊕ h v⁺. Contacts whose gap is ≤ options.margin
 /// take part (with k = φ/h while apart, so the gap closes in exactly one step; erp φ/h while
 /// penetrating); limits within max(margin, limit_margin).
-template <class ModelT, int MC, int ME, int ML, int MR, int MCs, class Q, class V, class T, class QOut, class VOut>
-Status time_step_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, ConstraintSet<ModelT, MR, MCs>& cs,
-    const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
-    typename ModelT::Scalar h, QOut& q_next, VOut& v_next,
-    const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+template <class Problem, class Set, class Q, class V, class T, class QOut, class VOut>
+Status time_step_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp, Set& cs,
+                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
+                         typename Problem::S h, QOut& q_next, VOut& v_next, const ContactOptionsFor<Problem>& options,
+                         ContactReportFor<Problem>& report, const ExternalForces<ModelOf<Problem>>* fext = nullptr) {
+  using ModelT = ModelOf<Problem>;
+  TALUS_CHECK_CONTACT_TYPES(Problem, Set);
   TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
   TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
   if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {
@@ -1205,12 +1302,13 @@ Status time_step_contact(
     return detail::finish_step(s, model, cp, &cs, q, x, h, q_next, v_next);
   }
 }
-template <class ModelT, int MC, int ME, int ML, class Q, class V, class T, class QOut, class VOut>
-Status time_step_contact(
-    const ModelT& model, Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, const Eigen::MatrixBase<Q>& q,
-    const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau, typename ModelT::Scalar h, QOut& q_next,
-    VOut& v_next, const ContactOptions<typename ModelT::Scalar, ContactProblem<ModelT, MC, ME, ML>::max_lcp>& options,
-    ContactReport<typename ModelT::Scalar>& report, const ExternalForces<ModelT>* fext = nullptr) {
+template <class Problem, class Q, class V, class T, class QOut, class VOut>
+Status time_step_contact(const ModelOf<Problem>& model, Data<ModelOf<Problem>>& data, Problem& cp,
+                         const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v, const Eigen::MatrixBase<T>& tau,
+                         typename Problem::S h, QOut& q_next, VOut& v_next, const ContactOptionsFor<Problem>& options,
+                         ContactReportFor<Problem>& report, const ExternalForces<ModelOf<Problem>>* fext = nullptr) {
+  using ModelT = ModelOf<Problem>;
+  static_assert(is_contact_problem<Problem>::value, "talus: cp must be a talus::ContactProblem");
   TALUS_CHECK_ENTRY_SIZES(time_step_contact, ModelT, q, v, tau, v_next);
   TALUS_ASSERT_CONFIG_OUT(time_step_contact, ModelT, q_next);
   if constexpr (!(detail::entry_sizes_ok<ModelT, Q, VOut, V, T>() && detail::holds_size<QOut, ModelT::nq>())) {

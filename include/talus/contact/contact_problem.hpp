@@ -430,11 +430,32 @@ class ContactProblem {
     int rows = 0;
   };
   Workspace ws;
+
+  // ---- a solve's results, written by the solves of contact_dynamics.hpp through these; a
+  // user reads force(), world_force(), sliding() and limit_force() ----
+  /// Forgets the last results (every force, sliding flag and limit force zero), keeping each
+  /// contact's force in ws.previous_force for a warm start.
+  void begin_results() {
+    for (int i = 0; i < MaxContacts; ++i) ws.previous_force[i] = force_[static_cast<std::size_t>(i)];
+    clear_results();
+  }
+  /// Every force, sliding flag and limit force zero (a failed solve leaves nothing behind).
+  void clear_results() {
+    for (auto& f : force_) f.setZero();
+    for (auto& sl : sliding_) sl = false;
+    for (auto& l : limit_force_) l = {S(0), S(0)};
+  }
+  void store_force(int index, const ContactForce& f) { force_[static_cast<std::size_t>(index)] = f; }
+  void store_sliding(int index, bool sliding) { sliding_[static_cast<std::size_t>(index)] = sliding; }
+  void store_limit_force(int index, int side, S f) {
+    limit_force_[static_cast<std::size_t>(index)][static_cast<std::size_t>(side)] = f;
+  }
+
+ private:
   std::array<ContactForce, MaxContacts> force_{};
   std::array<bool, MaxContacts> sliding_{};
   std::array<std::array<S, 2>, (MaxLimits > 0 ? MaxLimits : 1)> limit_force_{};
 
- private:
   Status store_plane(int index, const Vector3<S>& normal, const Vector3<S>& anchor, S orientation) {
     using std::abs;
     using std::cos;
