@@ -7,7 +7,8 @@ cmake_minimum_required(VERSION 3.25)
 get_filename_component(INCLUDE_DIR "${INCLUDE_DIR}" ABSOLUTE)
 # aggregate | its folders (comma-separated) | other headers it includes (- for none)
 set(aggregates "talus.hpp|math,model,algorithms|status.hpp" "linalg.hpp|linalg|-" "constraints.hpp|constraints|-"
-               "solvers.hpp|solvers|-" "contact.hpp|contact|-" "estimation.hpp|estimation|-")
+               "solvers.hpp|solvers|-" "contact.hpp|contact|-" "estimation.hpp|estimation|-"
+               "control.hpp|control|-")
 set(failures "")
 foreach(entry IN LISTS aggregates)
   string(REPLACE "|" ";" f "${entry}")

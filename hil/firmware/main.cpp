@@ -1,4 +1,4 @@
-// The HIL firmware: the solo12 balance controller (balance_controller.hpp) in the link loop
+// The HIL firmware: the solo12 balance controller (talus/control/balance_controller.hpp) in the link loop
 // (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
 // code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
 // process with pipes), logs go to stderr. HIL_FREERTOS: the same loop as a FreeRTOS task
@@ -19,7 +19,7 @@
 
 namespace {
 using Model = talus::models::solo12::Model<double>;
-using Controller = talus::hil::BalanceController<Model>;
+using Controller = talus::BalanceController<Model>;
 const Model model = talus::models::solo12::make_model<double>();
 Controller controller;
 
@@ -37,7 +37,13 @@ void log(const char* s) {
   // posture folds the lifted leg (about 5 cm of foot clearance).
   stance << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
   swing << 0.1, 1.2, -2.4, -0.1, 1.2, -2.4, 0.1, -1.2, 2.4, -0.1, -1.2, 2.4;
-  if (controller.init(model, feet, stance, swing) != talus::Status::ok) {
+  // The rig's robot, given explicitly (the controller has no robot defaults): Solo-12 stands
+  // with its base at 0.24 m; its actuators give 2.7 N·m (0.025 N·m/A × 9 × 12 A), while the
+  // solo12 URDF's effort limit is a placeholder 1000 N·m, hence the cap.
+  talus::ControllerConfig<double> ccfg;
+  ccfg.height = 0.24;
+  ccfg.torque_limit = 2.7;
+  if (controller.init(model, feet, stance, swing, ccfg) != talus::Status::ok) {
     log("hil firmware: controller init failed\n");
     talus::port::exit(2);
   }

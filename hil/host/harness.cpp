@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #include <vector>
 
-#include <hil/balance_controller.hpp>
 #include <hil/protocol.hpp>
+#include <talus/control/balance_controller.hpp>
 
 #include "faults.hpp"
 #include "firmware_link.hpp"
@@ -35,6 +35,7 @@ namespace talus_hil {
 namespace {
 
 using namespace talus::hil;
+using talus::ControllerState;
 using Sensor = SensorMessage<19, 18>;
 using Command = CommandMessage<12>;
 using Joints = Eigen::Matrix<double, 12, 1>;

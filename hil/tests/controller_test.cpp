@@ -1,4 +1,5 @@
-// label: hil — the balance controller (hil/firmware/include/hil/balance_controller.hpp) on the
+// label: hil — talus's balance controller (include/talus/control/balance_controller.hpp) in the
+// HIL rig's solo12 configuration (hil/firmware/main.cpp: height 0.24 m, torques capped at 2.7 N·m) on the
 // host, checked against talus's own constrained forward dynamics, an independent computation:
 // the controller builds τ by inverse dynamics (RNEA) and a friction-cone distribution; the
 // forward dynamics solves H q̈ + C = τ + Gᵀλ, G q̈ = γ with the range-space method.
@@ -16,7 +17,7 @@
 
 #include <cmath>
 
-#include <hil/balance_controller.hpp>
+#include <talus/control/balance_controller.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/solvers/forward_dynamics_constrained.hpp>
 
@@ -26,8 +27,8 @@ namespace {
 
 namespace solo = talus::models::solo12;
 using Model = solo::Model<double>;
-using Controller = talus::hil::BalanceController<Model>;
-using talus::hil::ControllerState;
+using Controller = talus::BalanceController<Model>;
+using talus::ControllerState;
 using talus::Status;
 
 struct Fixture {
@@ -40,7 +41,9 @@ struct Fixture {
     swing << 0.1, 1.2, -2.4, -0.1, 1.2, -2.4, 0.1, -1.2, 2.4, -0.1, -1.2, 2.4;
     const char* names[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
     for (int k = 0; k < 4; ++k) feet[k] = model.frame_id(names[k]);
-    talus::hil::ControllerConfig<double> cfg;
+    talus::ControllerConfig<double> cfg;
+    cfg.height = 0.24;
+    cfg.torque_limit = 2.7;
     cfg.regularization = 1e-9;
     EXPECT_EQ(ctl.init(model, feet, stance, swing, cfg), Status::ok);
   }

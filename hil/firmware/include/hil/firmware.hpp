@@ -20,8 +20,8 @@
 ///   cone_fallback   steps where the friction-cone solver hit its cap (its last, in-cone iterate commanded)
 /// A sensor frame with Request::request_end is answered, then the program ends (exit 0).
 /// Nothing allocates; the parser and controller are static objects.
-#include <hil/balance_controller.hpp>
 #include <hil/protocol.hpp>
+#include <talus/control/balance_controller.hpp>
 #include <talus/rt/port.hpp>
 
 namespace talus::hil {

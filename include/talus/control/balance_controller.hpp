@@ -1,13 +1,25 @@
 #pragma once
 /// \file balance_controller.hpp
-/// A quadruped balance controller written on talus: whole-body inverse dynamics with the
-/// contact forces distributed inside friction cones. Header-only, no heap, no exceptions,
-/// a bounded amount of work per step; the firmware (hil/firmware) runs it once per sensor frame.
+/// A legged balance controller written on talus (`talus::BalanceController<Model, NumFeet>`):
+/// whole-body inverse dynamics with the contact forces distributed inside friction cones.
+/// Header-only, no heap, no exceptions, a bounded amount of work per step; a firmware runs it
+/// once per sensor frame (hil/firmware is one such firmware).
+///
+/// **Robot.** A floating base (the model's first joint a free flyer; every other joint with
+/// as many q as v entries) and NumFeet legs of three joints each: nv − 6 = 3 NumFeet
+/// (static_assert). Leg k is joints 3k..3k+2 in the MODEL's joint order (v indices
+/// 6+3k..6+3k+2, q indices 7+3k..7+3k+2), whatever order a README or an SRDF lists the legs
+/// in (talus_urdf_gen orders bodies depth-first, siblings by joint name: anymal_c's legs are
+/// LF, LH, RF, RH); foot k must hang below those three joints and below no other leg's (init()
+/// checks it on the model's tree). The postures (stance, swing) and τ are in the same joint order.
+/// Nothing robot-specific is built in: the torque limits and the joint ranges come from the
+/// model (its URDF), the standing height and the postures from the caller (init()).
 ///
 /// **Inputs** (talus conventions, model.hpp / joints.hpp): q = [base position (m, world);
 /// base quaternion (w, x, y, z); joint angles (rad)], v = [ω (rad/s), v (m/s) of the base in
-/// the BASE frame; joint velocities (rad/s)]. World z is up, gravity −9.81 m/s² along z. Feet
-/// are point contacts at the foot frames' origins (the plant's foot spheres are centred there).
+/// the BASE frame; joint velocities (rad/s)]. World z is up; gravity is the model's
+/// (model.gravity, along −z). Feet are point contacts at the foot frames' origins (put the
+/// frame at the centre of a spherical foot).
 ///
 /// **One step** (balance), every quantity from talus on the measured state:
 ///   1. centroidal_momentum: CoM c (m, world), its velocity ċ, angular momentum k_G.
@@ -32,9 +44,10 @@
 ///      solution W λ = −b (one Cholesky) is the regularised least-squares distribution; when
 ///      it is inside every cone it is the answer. Otherwise solve_cone_admm returns the
 ///      cone-feasible (sliding) answer, warm-started from the previous step's forces.
-///   7. τ = (H q̈_des + C)_joints − G_jᵀ λ, clamped to ±torque_limit.
+///   7. τ = (H q̈_des + C)_joints − G_jᵀ λ, each joint clamped to ± its torque limit.
 /// With every foot sticking and no torque clamped, talus's own constrained forward dynamics
-/// of (q, v, τ) gives back q̈_des and λ (hil/tests/controller_test.cpp checks that).
+/// of (q, v, τ) gives back q̈_des and λ (tests/control_test.cpp checks that on solo12 and
+/// anymal_c, hil/tests/controller_test.cpp in the HIL rig's configuration).
 ///
 /// **States** (ControllerState): init until the first valid sensor frame; stand_up (the base
 /// height target ramps from where it started to config.height in config.stand_up_time);
@@ -49,10 +62,20 @@
 /// row); fault (one step whose talus call did not return ok: the damping command for that
 /// step, counted).
 ///
-/// **Bad input.** A sensor frame with a non-finite value, a joint angle beyond ±joint_limit, a
-/// velocity beyond the limits below or a quaternion off unit by more than 1e-3 is refused:
-/// that step commands damping (its finite joint velocities only) and counts sensor_invalid;
-/// max_invalid_in_row such steps in a row latch safe_damping.
+/// **Limits** (fixed by init(), read back with torque_limit(), joint_lower(), joint_upper()).
+///   - torque, per joint (N·m): the model's effort_limit (URDF `<limit effort>`, v rows
+///     6..nv−1). config.torque_limit > 0 caps every joint further (the smaller of the two), for
+///     an actuator weaker than its URDF says or a cautious first run. A joint whose URDF has no
+///     effort limit (the model's 1e10 "none", a non-positive or non-finite value) needs that
+///     cap: without it init() refuses with invalid_input rather than command unbounded torque.
+///   - joint range (rad): the model's lower/upper_position_limit (q rows 7..nq−1), widened by
+///     config.joint_range_margin. The generator gives a continuous joint [−π, π] (a sampling
+///     range, not a stop): wrap such an angle into it before step(), or widen the model's range.
+///
+/// **Bad input.** A sensor frame with a non-finite value, a joint angle outside its range, a
+/// velocity beyond the sanity bounds of ControllerConfig or a quaternion off unit by more
+/// than 1e-3 is refused: that step commands damping (its finite joint velocities only) and
+/// counts sensor_invalid; max_invalid_in_row such steps in a row latch safe_damping.
 #include <talus/algorithms/centroidal.hpp>
 #include <talus/algorithms/jacobians.hpp>
 #include <talus/algorithms/kinematics.hpp>
@@ -66,8 +89,9 @@
 #include <cmath>
 #include <cstdint>
 
-namespace talus::hil {
+namespace talus {
 
+/// The controller's state, sent in the firmware's command frame (values fixed: a wire format).
 enum class ControllerState : std::uint8_t {
   init = 0,
   stand_up = 1,
@@ -89,42 +113,59 @@ constexpr const char* to_string(ControllerState s) {
   return "unknown";
 }
 
-/// Gains and limits (SI units). Accelerations gains: they act through the whole-body inertia,
-/// so they do not depend on the robot's mass.
+/// Targets, gains and bounds (SI units). `height` has no default: init() refuses a config
+/// whose height is not set (not finite and positive), since no value fits every robot.
+/// The PD gains are acceleration gains (1/s², 1/s): they act through the whole-body inertia
+/// (H q̈_des in step 5), so they do not depend on the robot's mass and the defaults suit any
+/// size; they set the bandwidth, to be lowered for a robot whose legs are slow or compliant.
+/// weight_length and damping_safe carry a unit of length and of torque: see their notes.
 template <class S>
 struct ControllerConfig {
-  S height = S(0.24);                     ///< base height target when standing (m)
+  S height = S(0);                        ///< base height target when standing (m, world z): required, > 0
   S stand_up_time = S(1.0);               ///< duration of the stand-up ramp (s)
   S kp_xy = S(150), kd_xy = S(25);        ///< CoM horizontal PD (1/s², 1/s)
   S kp_z = S(300), kd_z = S(35);          ///< base height PD
   S kp_rot = S(250), kd_rot = S(30);      ///< base orientation PD
   S kp_swing = S(400), kd_swing = S(40);  ///< swing-leg joint PD (its kd is the swing leg's damping)
   S mu = S(0.6);                          ///< friction coefficient the distribution respects (below the floor's)
-  S torque_limit = S(2.7);                ///< |τ| per joint (N·m): Solo-12's actuator, 0.025 N·m/A × 9 × 12 A
-  S damping_safe = S(0.15);               ///< safe mode and invalid frames: τ = −damping_safe q̇ (N·m·s/rad)
-  S shift_time = S(0.5);                  ///< CoM shift before a foot lifts / after it lands (s)
-  S lift_time = S(0.3);                   ///< swing posture blend time (s)
-  S weight_length = S(0.2);               ///< L: torque rows of the wrench weighed by 1/L² (m)
+  // clang-format off
+  S torque_limit = S(0);                  ///< optional cap on every joint's |τ| (N·m), below the model's effort_limit; 0: the model's alone
+  S damping_safe = S(0.15);               ///< safe mode and invalid frames: τ = −damping_safe q̇ (N·m·s/rad); clamped to the torque limits, so safe on any robot, but weak on a heavy one: size it for yours
+  // clang-format on
+  S shift_time = S(0.5);  ///< CoM shift before a foot lifts / after it lands (s)
+  S lift_time = S(0.3);   ///< swing posture blend time (s)
+  /// L (m): the torque rows of the wrench are weighed by 1/L²; about the feet's distance from the CoM.
+  S weight_length = S(0.2);
   S regularization = S(1e-7);  ///< ε relative to the largest diagonal entry of G_b Q G_bᵀ (sticking solve)
   S tangential_regularization = S(1e-7);  ///< ε_t relative, on the tangential rows (sticking solve)
   S cone_regularization = S(1e-3);        ///< ε of the friction-cone solve (when the sticking answer leaves a cone)
-  S joint_limit = S(10);                  ///< |q_joint| (rad) accepted from the sensor (the URDF's limits)
-  S max_joint_velocity = S(100), max_base_velocity = S(20), max_base_rate = S(50);  ///< sensor limits
+  S joint_range_margin = S(0);            ///< joint angles accepted this far (rad) outside the model's range
+  // Sanity bounds on the sensor frame (a frame beyond them is a sensor fault, not a state to
+  // balance from): far above what a legged robot reaches, so they do not depend on the robot.
+  S max_joint_velocity = S(100), max_base_velocity = S(20), max_base_rate = S(50);  ///< rad/s, m/s, rad/s
   S max_position = S(100);                                                          ///< |base position| (m) accepted
   int max_invalid_in_row = 20;  ///< invalid frames (or talus failures) in a row before safe mode
-  // clang-format off
-  int solver_iterations = 6;       ///< cone solver cap per step (when the sticking answer leaves a cone): ~7 k instructions each on a Cortex-M7; 6 keep a step within the 150 k budget
-  // clang-format on
+  /// Cone solver cap per step (when the sticking answer leaves a cone): bounds the step's work.
+  int solver_iterations = 6;
   S solver_tolerance = S(1e-5);  ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
 };
 
+/// The balance controller: see the file comment. One object per robot, statically allocated
+/// (it holds its Data, ConstraintSet and cone workspace); init() once, then step() per frame.
 template <class ModelT, int NumFeet = 4>
 class BalanceController {
  public:
   using S = typename ModelT::Scalar;
+  using Tree = typename ModelT::Tree;
   static constexpr int nq = ModelT::nq, nv = ModelT::nv, nj = ModelT::nv - 6;
   static constexpr int max_rows = 3 * NumFeet;
-  static_assert(nj == 3 * NumFeet, "talus::hil::BalanceController: three joints per leg, legs in foot order");
+  static_assert(NumFeet >= 1, "talus::BalanceController: at least one foot");
+  static_assert(nj == 3 * NumFeet,
+                "talus::BalanceController: a floating base and three joints per leg (nv = 6 + 3 NumFeet), "
+                "leg k = joints 3k..3k+2");
+  static_assert(Tree::joint_nq[0] == 7 && Tree::joint_nv[0] == 6 && Tree::parent[0] == -1,
+                "talus::BalanceController: the model's first joint must be the floating base (free flyer)");
+  static_assert(nq == nv + 1, "talus::BalanceController: every joint but the base has as many q as v entries");
   using Config = Eigen::Matrix<S, nq, 1>;
   using Tangent = Eigen::Matrix<S, nv, 1>;
   using Joints = Eigen::Matrix<S, nj, 1>;
@@ -146,25 +187,58 @@ class BalanceController {
     int clamped = 0;             ///< joints at the torque limit
   };
 
-  /// Binds the model and the feet (frame ids, leg k = joints 3k..3k+2) and the stance and
-  /// swing postures (joint angles). invalid_input if a foot frame is unknown.
+  /// Binds the model, the feet (frame ids; foot k on leg k = joints 3k..3k+2 of the model),
+  /// the stance and swing postures (joint angles, model joint order) and the config. Once per
+  /// object. invalid_input, with the controller left unbound (step() then commands zero
+  /// torque and returns invalid_input), if:
+  ///   - a foot frame is unknown or on the world, or foot k's body does not hang below all
+  ///     three joints of leg k or hangs below a joint of another leg (feet listed in another
+  ///     order than the model's legs: every step would otherwise be singular or wrong);
+  ///   - config.height is not set (finite, > 0), or another config entry is out of its
+  ///     domain (a time, μ, L, iteration count or bound not positive, a cap or margin negative);
+  ///   - a joint has no usable torque limit (no URDF effort limit and no config.torque_limit);
+  ///   - a joint's range is empty, or the stance or swing posture is outside it.
   Status init(const ModelT& model, const int (&foot_frames)[NumFeet], const Joints& stance, const Joints& swing,
-              const ControllerConfig<S>& config = {}) {
-    model_ = &model;
+              const ControllerConfig<S>& config) {
+    if (model_ != nullptr) return Status::invalid_input;  // bound already: once per object
+    if (!config_valid(config)) return Status::invalid_input;
+    for (int k = 0; k < NumFeet; ++k)
+      if (!foot_on_leg(model, foot_frames[k], k)) return Status::invalid_input;
+    Joints tau_max, lo, hi;
+    for (int i = 0; i < nj; ++i) {
+      const S e = model.effort_limit[6 + i];
+      const bool has_effort = e > S(0) && e < no_limit;  // NaN: none
+      if (config.torque_limit > S(0)) tau_max[i] = has_effort && e < config.torque_limit ? e : config.torque_limit;
+      else if (has_effort) tau_max[i] = e;
+      else return Status::invalid_input;
+      lo[i] = model.lower_position_limit[7 + i] - config.joint_range_margin;
+      hi[i] = model.upper_position_limit[7 + i] + config.joint_range_margin;
+      if (!(lo[i] < hi[i])) return Status::invalid_input;
+      if (!(stance[i] >= lo[i] && stance[i] <= hi[i] && swing[i] >= lo[i] && swing[i] <= hi[i]))
+        return Status::invalid_input;
+    }
+    for (int k = 0; k < NumFeet; ++k) {
+      const Vector3<S> n[3] = {Vector3<S>::UnitZ(), Vector3<S>::UnitX(), Vector3<S>::UnitY()};
+      const Frame<S>& F = model.frames[foot_frames[k]];
+      if (Status s = cs_.add_contact(F.body, F.placement.p, n, 3); s != Status::ok) return s;
+      foot_frame_[k] = foot_frames[k];
+    }
+    if (Status s = cs_.bind(model); s != Status::ok) return s;
     cfg_ = config;
     stance_ = stance;
     swing_ = swing;
-    for (int k = 0; k < NumFeet; ++k) {
-      foot_frame_[k] = foot_frames[k];
-      const Vector3<S> n[3] = {Vector3<S>::UnitZ(), Vector3<S>::UnitX(), Vector3<S>::UnitY()};
-      if (foot_frames[k] < 0 || foot_frames[k] >= ModelT::nframes) return Status::invalid_input;
-      const Frame<S>& F = model.frames[foot_frames[k]];
-      if (Status s = cs_.add_contact(F.body, F.placement.p, n, 3); s != Status::ok) return s;
-    }
-    if (Status s = cs_.bind(model); s != Status::ok) return s;
+    tau_max_ = tau_max;
+    q_lo_ = lo;
+    q_hi_ = hi;
     state_ = ControllerState::init;
+    model_ = &model;
     return Status::ok;
   }
+
+  /// Per-joint limits init() fixed (model joint order): |τ| (N·m), and the accepted range (rad).
+  const Joints& torque_limit() const { return tau_max_; }
+  const Joints& joint_lower() const { return q_lo_; }
+  const Joints& joint_upper() const { return q_hi_; }
 
   /// Latches safe_damping (the firmware's watchdog calls it).
   void enter_safe() { safe_ = true; }
@@ -175,8 +249,13 @@ class BalanceController {
   /// One control step at time t (s) on the measured (q, v); lift_request: bit k asks foot k
   /// to lift (one foot at a time; the lowest set bit counts). touching: bit k if the plant's
   /// foot k touches the ground (used only to know when a lowered foot has landed).
+  /// Before a successful init(): zero torque, status invalid_input.
   Output step(S t, const Config& q_in, const Tangent& v_in, unsigned lift_request, unsigned touching) {
     Output out;
+    if (model_ == nullptr) {
+      out.status = Status::invalid_input;
+      return out;
+    }
     Config q = q_in;
     if (!sensor_valid(q, v_in)) {
       ++sensor_invalid;
@@ -203,6 +282,41 @@ class BalanceController {
  private:
   static bool finite(S x) { return std::isfinite(x); }
 
+  /// The model's "no limit" (model.hpp's default for a limit the URDF does not give).
+  static constexpr S no_limit = S(1e10);
+
+  static bool positive(S x) { return x > S(0) && finite(x); }
+  static bool non_negative(S x) { return x >= S(0) && finite(x); }
+
+  static bool config_valid(const ControllerConfig<S>& c) {
+    const S positive_entries[] = {
+        c.height,           c.stand_up_time,      c.shift_time,        c.lift_time,     c.mu,
+        c.weight_length,    c.max_joint_velocity, c.max_base_velocity, c.max_base_rate, c.max_position,
+        c.solver_tolerance, c.cone_regularization};
+    const S gains[] = {c.kp_xy, c.kd_xy, c.kp_z, c.kd_z, c.kp_rot, c.kd_rot, c.kp_swing, c.kd_swing};
+    const S others[] = {c.torque_limit, c.damping_safe, c.regularization, c.tangential_regularization,
+                        c.joint_range_margin};
+    for (const S x : positive_entries)
+      if (!positive(x)) return false;
+    for (const S x : gains)
+      if (!non_negative(x)) return false;
+    for (const S x : others)
+      if (!non_negative(x)) return false;
+    return c.max_invalid_in_row >= 1 && c.solver_iterations >= 1;
+  }
+
+  /// Foot frame `frame` hangs below the three joints of leg k (v indices 6+3k..6+3k+2) and
+  /// below no joint of another leg: the leg's 3 × 3 block of G then holds the foot's own joints.
+  static bool foot_on_leg(const ModelT& model, int frame, int k) {
+    if (frame < 0 || frame >= ModelT::nframes) return false;
+    const int body = model.frames[frame].body;
+    if (body < 0 || body >= ModelT::nb) return false;
+    for (int leg = 0; leg < NumFeet; ++leg)
+      for (int d = 0; d < 3; ++d)
+        if (Tree::supports(Tree::dof_body[6 + 3 * leg + d], body) != (leg == k)) return false;
+    return true;
+  }
+
   bool sensor_valid(Config& q, const Tangent& v) const {
     using std::abs;
     for (int i = 0; i < nq; ++i)
@@ -212,7 +326,7 @@ class BalanceController {
     for (int i = 0; i < 3; ++i)
       if (abs(q[i]) > cfg_.max_position) return false;
     for (int i = 0; i < nj; ++i)
-      if (abs(q[7 + i]) > cfg_.joint_limit || abs(v[6 + i]) > cfg_.max_joint_velocity) return false;
+      if (!(q[7 + i] >= q_lo_[i] && q[7 + i] <= q_hi_[i]) || abs(v[6 + i]) > cfg_.max_joint_velocity) return false;
     if (v.template head<3>().norm() > cfg_.max_base_rate || v.template segment<3>(3).norm() > cfg_.max_base_velocity)
       return false;
     const S n = q.template segment<4>(3).norm();
@@ -225,8 +339,8 @@ class BalanceController {
     for (int i = 0; i < nj; ++i) {
       const S w = v[6 + i];
       out.tau[i] = finite(w) ? -cfg_.damping_safe * w : S(0);
-      if (!(std::abs(out.tau[i]) <= cfg_.torque_limit))
-        out.tau[i] = std::isfinite(out.tau[i]) ? std::copysign(cfg_.torque_limit, out.tau[i]) : S(0);
+      if (!(std::abs(out.tau[i]) <= tau_max_[i]))
+        out.tau[i] = std::isfinite(out.tau[i]) ? std::copysign(tau_max_[i], out.tau[i]) : S(0);
     }
     out.state = st;
     if (st == ControllerState::safe_damping) state_ = st;
@@ -347,8 +461,11 @@ class BalanceController {
       Matrix3<S> Gi;
       bool invertible = false;
       S det = S(0);
+      // The threshold is on |det| (m³): far below a bent leg's of any legged robot (links of
+      // a few cm give ~1e-4), so it catches a stretched or folded leg, or a foot on another
+      // leg's joints (which init() refuses).
       Gl.computeInverseAndDetWithCheck(Gi, det, invertible, S(1e-9));
-      if (!invertible) return Status::singular;  // a stretched or folded leg
+      if (!invertible) return Status::singular;
       qdd.template segment<3>(j) = Gi * rhs;
     }
 
@@ -365,7 +482,7 @@ class BalanceController {
     W_.noalias() = Gb * weight.asDiagonal() * Gb.transpose();
     b_.noalias() = -(Gb * weight.asDiagonal() * out.wrench);
     // ε on the normal rows, a larger ε_t on the tangential ones: among the force sets that
-    // give the wrench (4 feet: a 6-dimensional family) the one with the least friction, which
+    // give the wrench (nc feet in contact: a (3 nc − 6)-dimensional family) the one with the least friction, which
     // keeps more feet inside their cones without the iterative solve.
     const S wmax = W_.diagonal().maxCoeff();
     const S eps = cfg_.regularization * wmax;
@@ -420,8 +537,8 @@ class BalanceController {
     // 7. Joint torques.
     out.tau = tau_full.template tail<nj>() - cs_.G.rightCols(nj).transpose() * lambda_;
     for (int i = 0; i < nj; ++i)
-      if (std::abs(out.tau[i]) > cfg_.torque_limit) {
-        out.tau[i] = std::copysign(cfg_.torque_limit, out.tau[i]);
+      if (std::abs(out.tau[i]) > tau_max_[i]) {
+        out.tau[i] = std::copysign(tau_max_[i], out.tau[i]);
         ++out.clamped;
       }
     for (int k = 0; k < NumFeet; ++k)
@@ -495,6 +612,8 @@ class BalanceController {
   ConeWs cone_ws_;
   ControllerConfig<S> cfg_;
   Joints stance_ = Joints::Zero(), swing_ = Joints::Zero();
+  Joints tau_max_ = Joints::Zero();                       ///< |τ| per joint (N·m), from init()
+  Joints q_lo_ = Joints::Zero(), q_hi_ = Joints::Zero();  ///< accepted joint range (rad), from init()
   int foot_frame_[NumFeet] = {};
   ControllerState state_ = ControllerState::init;
   bool safe_ = false;
@@ -513,4 +632,4 @@ class BalanceController {
   Eigen::Matrix<S, Eigen::Dynamic, 1, 0, NumFeet, 1> mu_;
 };
 
-}  // namespace talus::hil
+}  // namespace talus
