@@ -6,8 +6,9 @@
 #      (ANYmal C on four feet with friction in the loop runner: the example of README.md and
 #      docs/contact.md);
 #   3. cross-compiles `contact` for a Cortex-M7 with the installed toolchain file
-#      (talus::port_cortex_m), runs it on QEMU mps2-an500 with the installed runner, and
-#      checks that its image links no malloc.
+#      (talus::port_cortex_m, and talus::compact as firmware would: GCC's inliner decides, which
+#      also keeps this cross build within the test's time budget), runs it on
+#      QEMU mps2-an500 with the installed runner, and checks that its image links no malloc.
 # Any failing step fails the test. Needs arm-none-eabi-g++ and qemu-system-arm
 # (tools/setup-debian.sh installs them).
 #   cmake -DTALUS_SOURCE=<talus> -DWORK=<scratch dir> -DMODELS=<models> [-DJOBS=2] -P run_consumer.cmake

@@ -16,10 +16,11 @@
 /// the image; and it has no `long long` (`%llu` prints "lu" and the arguments after it may
 /// shift). printf also goes through newlib's stdio, which allocates its buffers with malloc.
 ///
-/// Numbers: fixed(x, d) rounds x·10^d half away from zero to an integer (d ≤ 9) and prints it
-/// with d decimals, so the last digit may differ by one from printf's exact rounding of the
-/// binary value; |x|·10^d beyond 1.8e19 falls back to scientific notation. sci(x, n) prints n
-/// significant digits (1 ≤ n ≤ 9) and a signed exponent of at least two digits. NaN and
+/// Numbers: fixed(x, d) prints x's integer part and its fraction rounded half away from zero
+/// to d decimals (d ≤ 9), within one unit of the last decimal (the last digit may differ by
+/// one from printf's exact rounding of the binary value); |x| ≥ 1.8e19 falls back to
+/// sci(x, 9). sci(x, n) prints n significant digits (1 ≤ n ≤ 9) and a signed exponent of at
+/// least two digits. NaN and
 /// infinities print as nan, inf, -inf. A line longer than its capacity is cut (truncated()).
 #include <cstddef>
 #include <cstdint>
@@ -79,15 +80,22 @@ class LogLine {
     if (special(x)) return *this;
     const bool negative = x < 0;
     if (negative) x = -x;
+    if (!(x < 1.8e19)) return *this << sci(f.value, 9);
+    // The integer part and the fraction are exact in double; only the fraction is scaled, so
+    // the rounding is to the decimals, not to x·10^d, whose double loses them beyond 2^53.
     const std::uint64_t scale = pow10(d);
-    const double scaled = x * static_cast<double>(scale) + 0.5;
-    if (!(scaled < 1.8e19)) return *this << sci(f.value, 9);
-    const std::uint64_t r = static_cast<std::uint64_t>(scaled);
-    if (negative && r != 0) put('-');
-    put_unsigned(r / scale);
+    std::uint64_t whole = static_cast<std::uint64_t>(x);
+    std::uint64_t decimals =
+        static_cast<std::uint64_t>((x - static_cast<double>(whole)) * static_cast<double>(scale) + 0.5);
+    if (decimals >= scale) {  // 0.9996 at d = 3 → 1.000
+      decimals -= scale;
+      ++whole;
+    }
+    if (negative && (whole != 0 || decimals != 0)) put('-');
+    put_unsigned(whole);
     if (d > 0) {
       put('.');
-      put_digits(r % scale, d);
+      put_digits(decimals, d);
     }
     return *this;
   }
