@@ -1,6 +1,6 @@
 // fuzz_rt_log: talus::rt::LogLine (include/talus/rt/log.hpp), the printf-free text line of the
 // targets' log channel, on arbitrary sequences of strings, characters, booleans, integers of
-// every width, fixed(x, d), sci(x, n), plain doubles, loop quantiles and clear().
+// every width, fixed(x, d), sci(x, n), plain doubles, hex(bits), loop quantiles and clear().
 // Byte 0 chooses the capacity (2, 3, 8, 32 or 128 characters with the NUL); then each op is a
 // kind byte and its operands (doubles raw or "nice" by the kind byte's top bit).
 // Promises: nothing is written beyond the line's capacity (ASan: the line sits at the end of an
@@ -10,7 +10,8 @@
 // of its last decimal, or, for |x| ≥ 1.8e19 only, is sci(x, 9); sci(x, n) has n significant
 // digits (a non-zero leading digit), a signed exponent of two or three digits, and parses back
 // within one unit of its last digit; NaN prints "nan", ±inf "inf" / "-inf"; integers parse
-// back to their value; `line << x` for a double is fixed(x, 6); no heap.
+// back to their value; hex(v) is "0x" and v's 16 lowercase digits; `line << x` for a double is
+// fixed(x, 6); no heap.
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -244,6 +245,17 @@ bool apply_op(talus_fuzz::Reader& in, Line& wide, bool check) {  // wide: the li
       return true;
     }
     case 8: return false;
+    case 9: {  // bits in hexadecimal: "0x" and exactly 16 lowercase digits
+      const std::uint64_t v = integer<std::uint64_t>(in);
+      put(talus::rt::hex(v), "operator<<(Hex)");
+      if (check) {
+        const char* t = wide.c_str();
+        bool digits = wide.size() == 18 && t[0] == '0' && t[1] == 'x';
+        for (std::size_t i = 2; digits && i < 18; ++i) digits = is_digit(t[i]) || (t[i] >= 'a' && t[i] <= 'f');
+        if (!digits || std::strtoull(t + 2, nullptr, 16) != v) fail("hex is not 0x and the 16 digits of v", t);
+      }
+      return true;
+    }
     default: {  // the extremes of fixed and sci: 9 decimals / digits of a raw double
       const double x = in.raw_double();
       put(talus::rt::fixed(x, 9), "operator<<(Fixed)");

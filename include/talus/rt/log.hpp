@@ -1,9 +1,9 @@
 #pragma once
 /// \file rt/log.hpp
 /// Lines of text for the port's log channel (talus::port::log_write) without printf: strings,
-/// integers of any width (64-bit too), numbers in fixed-point or scientific notation, and
-/// the loop's quantiles (rt/loop.hpp). Header-only; no heap, no libc formatting, no locale:
-/// the same text on every target.
+/// integers of any width (64-bit too), numbers in fixed-point or scientific notation, bits in
+/// hexadecimal, and the loop's quantiles (rt/loop.hpp). Header-only; no heap, no libc
+/// formatting, no locale: the same text on every target.
 ///
 ///   talus::rt::LogLine<> line;
 ///   line << "solve " << talus::rt::fixed(dt_ns * 1e-3, 1) << " us, sum f_z " << talus::rt::fixed(fz, 3)
@@ -41,8 +41,13 @@ struct Scientific {
   double value = 0;
   int digits = 3;
 };
+/// v as "0x" and 16 lowercase hex digits: the bits of a double, compared exactly (`line << hex(bits)`).
+struct Hex {
+  std::uint64_t value = 0;
+};
 constexpr Fixed fixed(double x, int decimals = 3) { return Fixed{x, decimals}; }
 constexpr Scientific sci(double x, int digits = 3) { return Scientific{x, digits}; }
+constexpr Hex hex(std::uint64_t v) { return Hex{v}; }
 
 /// One line of at most Capacity − 1 characters, built in place (no heap) and written with
 /// write(). `line << 1.5` prints fixed(1.5, 6), as printf's `%f` would.
@@ -132,6 +137,14 @@ class LogLine {
     put('e');
     put(e < 0 ? '-' : '+');
     put_digits(static_cast<std::uint64_t>(e < 0 ? -e : e), e <= -100 || e >= 100 ? 3 : 2);
+    return *this;
+  }
+  LogLine& operator<<(Hex h) {
+    *this << "0x";
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      const unsigned d = static_cast<unsigned>(h.value >> shift) & 0xFu;
+      put(static_cast<char>(d < 10 ? '0' + d : 'a' + (d - 10)));
+    }
     return *this;
   }
   /// A loop quantile in ns: ">= " first when it is only a lower bound (Quantile::prefix()).
