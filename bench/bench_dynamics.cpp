@@ -35,6 +35,7 @@
 #include <talus/models/ur5.hpp>
 #include <talus/talus.hpp>
 
+#include "bench_main.hpp"
 #include "constrained_bench.hpp"
 #include "mujoco_support.hpp"
 
@@ -308,76 +309,15 @@ bool add_model(const std::string& name, const ModelT& model, const std::string& 
 }
 
 // ---- reporting ------------------------------------------------------------------------------
-/// Console output as usual (or none) + the median CPU time of each benchmark, by name.
-class CollectingReporter : public benchmark::ConsoleReporter {
- public:
-  explicit CollectingReporter(OutputOptions opts) : ConsoleReporter(opts) {}
-  std::map<std::string, double> median_ns;  // name -> ns per call
-  std::map<std::string, double> single_ns;  // without repetitions: the one run
-
-  void ReportRuns(const std::vector<Run>& reports) override {
-    for (const Run& r : reports) {
-      if (r.error_occurred) continue;
-      const std::string name = r.run_name.function_name;
-      const double t = r.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(r.time_unit);
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") median_ns[name] = t;
-      else if (r.run_type == Run::RT_Iteration) single_ns[name] = t;
-    }
-    ConsoleReporter::ReportRuns(reports);
-  }
-  bool get(const std::string& name, double& t) const {
-    auto it = median_ns.find(name);
-    if (it != median_ns.end()) {
-      t = it->second;
-      return true;
-    }
-    it = single_ns.find(name);
-    if (it != single_ns.end()) {
-      t = it->second;
-      return true;
-    }
-    return false;
-  }
-};
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) return line.substr(c + 2);
-    }
-  return "unknown";
-}
-
-struct NullBuffer : std::streambuf {
-  int overflow(int c) override { return c; }
-};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, table_only = false;
-  std::vector<std::string> args_store = {argv[0], "--benchmark_repetitions=5",
-                                         "--benchmark_report_aggregates_only=true"};
-  std::vector<std::string> user;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--table-only") == 0) table_only = true;
-    else user.emplace_back(argv[i]);
-  }
-  if (quick) {
-    args_store.emplace_back("--benchmark_min_time=0.01");
-    args_store.emplace_back("--benchmark_repetitions=3");
-  }
-  for (auto& u : user) args_store.push_back(u);  // after the defaults: the user's flags win
-  std::vector<char*> args;
-  for (auto& a : args_store) args.push_back(a.data());
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
+  namespace bm = talus_bench_main;
+  bm::Flags flags;
+  if (!bm::parse_flags(argc, argv, {"--benchmark_repetitions=5", "--benchmark_report_aggregates_only=true"}, flags))
+    return 1;
+  const bool quick = flags.quick;
 
   const std::string dir = TALUS_MODELS_DIR;
   namespace tm = talus::models;
@@ -393,21 +333,13 @@ int main(int argc, char** argv) {
   if (!ok) return 1;
   talus_bench::register_constrained_benchmarks(dir);
 
-  NullBuffer null_buffer;
-  std::ostream null_stream(&null_buffer);
-  CollectingReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
-                                                    : benchmark::ConsoleReporter::OO_None);
-  if (table_only) {
-    reporter.SetOutputStream(&null_stream);
-    reporter.SetErrorStream(&null_stream);
-  }
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  bm::CollectingReporter reporter(bm::console_options());
+  bm::run(flags, reporter);
 
   std::ostringstream o;
   o << "\n## talus vs MuJoCo " << mj_versionString() << (quick ? " (--quick: smoke run, not a measurement)" : "")
     << "\n\n";
-  o << "- CPU: " << cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online)\n";
+  o << "- CPU: " << bm::cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online)\n";
   o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
     << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";
   o << "- MuJoCo: the distribution's libmujoco " << mj_versionString() << " (not rebuilt with these flags); Eigen "

@@ -78,7 +78,7 @@
 #endif
 
 #if TALUS_CONTACT_BENCH_HAS(1)
-#include <unistd.h>
+#include "bench_main.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -569,45 +569,6 @@ std::vector<std::string>& notes() {
 
 namespace {
 
-/// Console output as usual (or none) + the median CPU time of each benchmark, by name.
-class CollectingReporter : public benchmark::ConsoleReporter {
- public:
-  explicit CollectingReporter(OutputOptions opts) : ConsoleReporter(opts) {}
-  std::map<std::string, double> median_ns, single_ns;
-
-  void ReportRuns(const std::vector<Run>& reports) override {
-    for (const Run& r : reports) {
-      if (r.error_occurred) continue;
-      const std::string name = r.run_name.function_name;
-      const double t = r.GetAdjustedCPUTime() * 1e9 / benchmark::GetTimeUnitMultiplier(r.time_unit);
-      if (r.run_type == Run::RT_Aggregate && r.aggregate_name == "median") median_ns[name] = t;
-      else if (r.run_type == Run::RT_Iteration) single_ns[name] = t;
-    }
-    ConsoleReporter::ReportRuns(reports);
-  }
-  bool get(const std::string& name, double& t) const {
-    for (const auto* m : {&median_ns, &single_ns}) {
-      const auto it = m->find(name);
-      if (it != m->end()) {
-        t = it->second;
-        return true;
-      }
-    }
-    return false;
-  }
-};
-
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto c = line.find(':');
-      if (c != std::string::npos) return line.substr(c + 2);
-    }
-  return "unknown";
-}
-
 const char* cb_scenario(int sc) { return sc == 0 ? "standing" : "unheld"; }
 
 std::string load_average() {
@@ -617,60 +578,35 @@ std::string load_average() {
   return a + " " + b + " " + c;
 }
 
-struct NullBuffer : std::streambuf {
-  int overflow(int c) override { return c; }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
   namespace cb = talus_contact_bench;
-  bool quick = false, table_only = false;
+  namespace bm = talus_bench_main;
   // Repetitions interleaved at random across the benchmarks (Google Benchmark's
   // random_interleaving): on a shared machine a burst of load then spreads over every row's
   // repetitions instead of landing on a few rows.
-  std::vector<std::string> args_store = {argv[0], "--benchmark_repetitions=9", "--benchmark_min_time=0.2",
-                                         "--benchmark_enable_random_interleaving=true",
-                                         "--benchmark_report_aggregates_only=true"};
-  std::vector<std::string> user;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
-    else if (std::strcmp(argv[i], "--table-only") == 0) table_only = true;
-    else user.emplace_back(argv[i]);
-  }
-  if (quick) {
-    args_store.emplace_back("--benchmark_min_time=0.01");
-    args_store.emplace_back("--benchmark_repetitions=3");
-  }
-  for (auto& u : user) args_store.push_back(u);  // after the defaults: the user's flags win
-  std::vector<char*> args;
-  for (auto& a : args_store) args.push_back(a.data());
-  int bargc = static_cast<int>(args.size());
-  args.push_back(nullptr);
-  benchmark::Initialize(&bargc, args.data());
-  if (benchmark::ReportUnrecognizedArguments(bargc, args.data())) return 1;
+  bm::Flags flags;
+  if (!bm::parse_flags(argc, argv,
+                       {"--benchmark_repetitions=9", "--benchmark_min_time=0.2",
+                        "--benchmark_enable_random_interleaving=true", "--benchmark_report_aggregates_only=true"},
+                       flags))
+    return 1;
+  const bool quick = flags.quick;
 
   cb::register_solo12();
   cb::register_anymal_c();
   cb::register_talos();
 
   const std::string load_before = load_average();
-  NullBuffer null_buffer;
-  std::ostream null_stream(&null_buffer);
-  CollectingReporter reporter(isatty(STDOUT_FILENO) ? benchmark::ConsoleReporter::OO_Color
-                                                    : benchmark::ConsoleReporter::OO_None);
-  if (table_only) {
-    reporter.SetOutputStream(&null_stream);
-    reporter.SetErrorStream(&null_stream);
-  }
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::Shutdown();
+  bm::CollectingReporter reporter(bm::console_options());
+  bm::run(flags, reporter);
   const std::string load_after = load_average();
 
   std::ostringstream o;
   o << "\n## Contact: frictional solves vs bilateral range-space (talus only)"
     << (quick ? " (--quick: smoke run, not a measurement)" : "") << "\n\n";
-  o << "- CPU: " << cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online); load average "
+  o << "- CPU: " << bm::cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online); load average "
     << "(1, 5, 15 min) before the runs " << load_before << ", after " << load_after << "\n";
   o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
     << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";

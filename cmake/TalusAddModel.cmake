@@ -24,8 +24,11 @@
 # and every constrained solver for talus::ConstraintSet<Model, R>; SCALARS (default double)
 # says for which scalar types. Sources linking it compile declarations only (the model's header
 # declares those instantiations extern), which takes a user's source from about a minute and
-# 2 GB to seconds (bench/RESULTS.md, "Build weight"). Calls with the model's own vector types
-# are covered; any other call still compiles where it is made. The library is compiled with the
+# 2 GB to seconds (bench/RESULTS.md, "Build weight"). The price is in the executable: it links
+# whole units of the library, every instantiation in them whether called or not, so it is
+# larger than the header-only build of the same source (the same section gives both sizes).
+# Calls with the model's own vector types are covered; any other call, and the contact solvers
+# (talus/contact.hpp), still compile where they are made. The library is compiled with the
 # project's flags: build it and its users with the same optimisation and floating-point flags.
 #
 #   talus_add_model(anymal NAME anymal_c URDF anymal.urdf FLOATING_BASE COMPILED CONSTRAINT_ROWS 12)

@@ -44,7 +44,8 @@ function(talus_define_ports port_dir)
 
   if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT TARGET talus_port_posix)
     find_package(Threads REQUIRED)
-    add_library(talus_port_posix OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp" "${port_dir}/posix/clock_posix.cpp")
+    add_library(talus_port_posix OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp" "${port_dir}/posix/clock_posix.cpp"
+                "${port_dir}/common/fault_hook.cpp")
     add_library(talus::port_posix ALIAS talus_port_posix)
     target_include_directories(talus_port_posix PUBLIC "${port_dir}/posix/include")
     target_link_libraries(talus_port_posix PUBLIC talus::talus Threads::Threads)
@@ -58,7 +59,7 @@ function(talus_define_ports port_dir)
         "linker script of the board for talus::port_cortex_m (default: the QEMU MPS2 boards); an executable's TALUS_LINKER_SCRIPT property overrides it")
     add_library(talus_port_cortex_m OBJECT EXCLUDE_FROM_ALL
                 "${port_dir}/cortex-m/startup.cpp" "${port_dir}/cortex-m/port_cortex_m.cpp"
-                "${port_dir}/cortex-m/clock_cortex_m.cpp")
+                "${port_dir}/cortex-m/clock_cortex_m.cpp" "${port_dir}/common/fault_hook.cpp")
     add_library(talus::port_cortex_m ALIAS talus_port_cortex_m)
     target_include_directories(talus_port_cortex_m PUBLIC "${port_dir}/cortex-m/include")
     target_link_libraries(talus_port_cortex_m PUBLIC talus::talus)
@@ -85,14 +86,15 @@ function(talus_define_freertos_port port_dir)
   endif()
   if(CMAKE_SYSTEM_NAME STREQUAL "Generic")
     add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/cortex-m/startup.cpp"
-                "${port_dir}/cortex-m/port_cortex_m.cpp" "${port_dir}/freertos/clock_freertos.cpp")
+                "${port_dir}/cortex-m/port_cortex_m.cpp" "${port_dir}/freertos/clock_freertos.cpp"
+                "${port_dir}/common/fault_hook.cpp")
     target_include_directories(talus_port_freertos PUBLIC "${port_dir}/cortex-m/include")
     target_compile_definitions(talus_port_freertos PRIVATE TALUS_FREERTOS_CORTEX_M=1)
     _talus_port_cortex_m_link(talus_port_freertos)
   else()
     find_package(Threads REQUIRED)
     add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/posix/port_posix.cpp"
-                "${port_dir}/freertos/clock_freertos.cpp")
+                "${port_dir}/freertos/clock_freertos.cpp" "${port_dir}/common/fault_hook.cpp")
     target_include_directories(talus_port_freertos PUBLIC "${port_dir}/posix/include")
     target_link_libraries(talus_port_freertos PUBLIC Threads::Threads)
   endif()

@@ -211,7 +211,7 @@ struct Checker {
     ++tally.failures;
     Line l;
     l << "FAIL solo12 contact " << variant << " " << what << " state " << s << detail;
-    l.end();
+    l.write();
   }
   void record(Worst& w, const char* variant, double err, double tol, int s) {
     ++tally.checks;
@@ -219,8 +219,8 @@ struct Checker {
       ++tally.failures;
       Line l;
       l << "FAIL solo12 contact " << variant << " " << w.what << " state " << s << ": rel err ";
-      l.sci(err) << " > tol ";
-      l.sci(tol).end();
+      l << talus::rt::sci(err) << " > tol ";
+      (l << talus::rt::sci(tol)).write();
     }
     if (!(err <= w.err) || w.state < 0) {
       w.err = err;
@@ -234,9 +234,9 @@ void report_worst(const char* variant, const Worst* w, int n) {
   for (int k = 0; k < n; ++k) {
     Line l;
     l << "solo12 contact " << variant << " " << w[k].what << ": worst rel err ";
-    l.sci(w[k].err) << " (state " << w[k].state << ", tol ";
-    l.sci(w[k].tol) << ")" << (w[k].err <= w[k].tol ? "" : "  FAIL");
-    l.end();
+    l << talus::rt::sci(w[k].err) << " (state " << w[k].state << ", tol ";
+    l << talus::rt::sci(w[k].tol) << ")" << (w[k].err <= w[k].tol ? "" : "  FAIL");
+    l.write();
   }
 }
 
@@ -335,7 +335,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
         Line l;
         l << "FAIL solo12 contact " << name << " status state " << s << ": " << talus::to_string(st) << ", host "
           << talus::to_string(static_cast<talus::Status>(ref_status));
-        l.end();
+        l.write();
       }
 
       // pivots / sweeps: double everywhere; float only Lemke moving, away from degeneracy
@@ -353,7 +353,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
           Line l;
           l << "FAIL solo12 contact " << name << " state " << s << ": " << count << (lemke ? " pivots" : " sweeps")
             << ", host " << R.count[s];
-          l.end();
+          l.write();
         }
       }
       if (!status_ok_here || st != talus::Status::ok) continue;
@@ -367,14 +367,14 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
           Line l;
           l << "  lemke: " << count << " pivots (host " << R.count[s] << "), " << report.lcp.attempts
             << " attempt(s), residual ";
-          l.sci(static_cast<double>(report.lcp.residual)) << ", rho ";
-          l.sci(static_cast<double>(report.lcp.regularization)).end();
+          l << talus::rt::sci(static_cast<double>(report.lcp.residual)) << ", rho ";
+          (l << talus::rt::sci(static_cast<double>(report.lcp.regularization))).write();
           for (int i = 0; i < 4; ++i) {
             l << "  foot " << i << " f ";
-            for (int j = 0; j < 3; ++j) l.sci(fd[3 * i + j]) << " ";
+            for (int j = 0; j < 3; ++j) l << talus::rt::sci(fd[3 * i + j]) << " ";
             l << " host ";
-            for (int j = 0; j < 3; ++j) l.sci(R.f[s][3 * i + j]) << " ";
-            l.end();
+            for (int j = 0; j < 3; ++j) l << talus::rt::sci(R.f[s][3 * i + j]) << " ";
+            l.write();
           }
         }
       } else {  // float PGS: backward error on the double problem
@@ -390,7 +390,7 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
     if (count_compared) l << count_same << " of " << count_compared << " compared equal to the host's";
     else l << "not compared (float)";
     if (lemke) l << ", active-set recovery applied at " << recovered;
-    l.end();
+    l.write();
   }
 #if defined(TALUS_TARGET_STACK_PAINT)
   bool ok = true;
@@ -401,11 +401,11 @@ ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
   l << (ok ? "" : "FAIL ") << "stack: solo12 contact rest " << g_stack[rest] << " B, moving " << g_stack[moving]
     << " B, pgs " << g_stack[pgs] << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET)
     << " B)";
-  l.end();
+  l.write();
 #endif
   Line z;
   z << "static storage: solo12 ContactProblem<4 feet, 4 edges> " << static_cast<std::uint64_t>(sizeof(Problem)) << " B";
-  z.end();
+  z.write();
   return chk.tally;
 }
 

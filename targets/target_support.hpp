@@ -1,8 +1,9 @@
 #pragma once
 // Shared by the on-target test's translation units (target_test.cpp, contact_check.cpp):
-// text output without printf (Line) and, on bare-metal Cortex-M, stack painting. The image
-// that links them defines talus_stack_paint (target_test.cpp), so the startup code paints the
-// whole stack at reset.
+// text output without printf (Line: talus::rt::LogLine) and, on bare-metal Cortex-M, stack
+// painting. The image that links them defines talus_stack_paint (target_test.cpp), so the
+// startup code paints the whole stack at reset.
+#include <talus/rt/log.hpp>
 #include <talus/rt/port.hpp>
 
 #include <cstddef>
@@ -22,78 +23,9 @@
 
 namespace talus_target {
 
-class Line {
- public:
-  Line& operator<<(const char* s) {
-    while (*s && n_ < sizeof(buf_) - 1) buf_[n_++] = *s++;
-    return *this;
-  }
-  Line& operator<<(std::uint64_t v) {
-    char tmp[21];
-    int k = 0;
-    do {
-      tmp[k++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v && k < 20);
-    while (k > 0 && n_ < sizeof(buf_) - 1) buf_[n_++] = tmp[--k];
-    return *this;
-  }
-  Line& hex(std::uint64_t v) {
-    char tmp[19] = {'0', 'x'};
-    for (int i = 0; i < 16; ++i) {
-      const unsigned d = static_cast<unsigned>(v >> (60 - 4 * i)) & 0xFu;
-      tmp[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-    }
-    tmp[18] = 0;
-    return *this << tmp;
-  }
-  Line& operator<<(int v) {
-    if (v < 0) {
-      *this << "-";
-      return *this << static_cast<std::uint64_t>(-static_cast<long long>(v));
-    }
-    return *this << static_cast<std::uint64_t>(v);
-  }
-  /// Scientific notation, 3 significant digits ("1.23e-07").
-  Line& sci(double x) {
-    if (x != x) return *this << "nan";
-    if (x < 0) {
-      *this << "-";
-      x = -x;
-    }
-    if (x > 1.7e308) return *this << "inf";
-    if (x == 0) return *this << "0";
-    int e = 0;
-    while (x >= 10) {
-      x /= 10;
-      ++e;
-    }
-    while (x < 1) {
-      x *= 10;
-      --e;
-    }
-    std::uint64_t d = static_cast<std::uint64_t>(x * 100 + 0.5);  // 3 digits
-    if (d >= 1000) {
-      d /= 10;
-      ++e;
-    }
-    char m[5] = {static_cast<char>('0' + d / 100), '.', static_cast<char>('0' + d / 10 % 10),
-                 static_cast<char>('0' + d % 10), 0};
-    *this << m << "e" << (e < 0 ? "-" : "+");
-    if (e < 0) e = -e;
-    if (e < 10) *this << "0";
-    return *this << e;
-  }
-  void end() {
-    buf_[n_++] = '\n';
-    talus::port::log_write(buf_, n_);
-    n_ = 0;
-  }
-
- private:
-  char buf_[200];
-  std::size_t n_ = 0;
-};
+/// One line of text through talus::port::log_write, without printf: talus's own LogLine
+/// (rt/log.hpp; `l << talus::rt::sci(x)`, `l << talus::rt::hex(bits)`, then `l.write()`).
+using Line = talus::rt::LogLine<200>;
 
 #if defined(TALUS_TARGET_STACK_PAINT)
 extern "C" std::uint32_t _sstack, _estack;  // port/cortex-m/mps2.ld

@@ -13,7 +13,7 @@
 // are in static storage, never on the stack.
 //
 // Output goes through talus::port::log_write only (no printf, hence no stdio buffers and no
-// heap on bare metal); numbers are formatted by the small Line class of target_support.hpp.
+// heap on bare metal); numbers are formatted by talus::rt::LogLine (Line, target_support.hpp).
 //
 // Built with TALUS_TARGET_BITS (executable talus_target_bits, test target_<name>_bits, double
 // targets only) the same program is the bit test of the reproducible profile: talus and this
@@ -170,8 +170,8 @@ struct Worst {
     ++g_tally.failures;
     Line l;
     l << "FAIL " << model << " " << w.what << " state " << state << ": rel err ";
-    l.sci(err) << " > tol ";
-    l.sci(tol).end();
+    l << talus::rt::sci(err) << " > tol ";
+    (l << talus::rt::sci(tol)).write();
   }
   if (!(err <= w.err) || w.state < 0) {
     w.err = err;
@@ -186,7 +186,7 @@ void status_check(talus::Status s, const char* what, const char* model, int stat
     ++g_tally.failures;
     Line l;
     l << "FAIL " << model << " " << what << " state " << state << ": status " << talus::to_string(s);
-    l.end();
+    l.write();
   }
 }
 
@@ -244,8 +244,8 @@ void record_bits(const char* what, Bits& b, const double* x, const double* r, in
     Line l;
     l << "FAIL bits " << model << " " << what << " state " << state << ": " << differ << " of " << n
       << " values differ (" << around0 << " around 0), max " << worst << " ulp; first [" << first << "] target ";
-    l.hex(bits_of(x[first])) << " host ";
-    l.hex(bits_of(r[first])).end();
+    l << talus::rt::hex(bits_of(x[first])) << " host ";
+    (l << talus::rt::hex(bits_of(r[first]))).write();
   }
 }
 
@@ -269,7 +269,7 @@ void report(const char* model, const Worst* w, const Bits* b, int n) {
     if (b[k].differ)
       l << " (" << b[k].around0 << " around 0; elsewhere max " << b[k].max_ulp << " ulp, state " << b[k].state
         << ")  FAIL";
-    l.end();
+    l.write();
   }
 }
 #else
@@ -278,9 +278,9 @@ void report(const char* model, const Worst* w, int n) {
     const Worst& x = w[k];
     Line l;
     l << model << " " << x.what << ": worst rel err ";
-    l.sci(x.err) << " (state " << x.state << ", tol ";
-    l.sci(x.tol) << ")" << (x.err <= x.tol ? "" : "  FAIL");
-    l.end();
+    l << talus::rt::sci(x.err) << " (state " << x.state << ", tol ";
+    l << talus::rt::sci(x.tol) << ")" << (x.err <= x.tol ? "" : "  FAIL");
+    l.write();
   }
 }
 #endif
@@ -454,7 +454,7 @@ void check_constrained() {
         Line l;
         l << "FAIL " << Ref::name << " " << names[m] << " state " << s << ": "
           << static_cast<int>(g_solo_feet->lambda.size()) << " multipliers, expected " << nc;
-        l.end();
+        l.write();
         continue;
       }
       compare(2 * m + 1, g_solo_feet->lambda.data(), ref_lambda[m], nc, tol_lambda, s);
@@ -481,10 +481,10 @@ void check_stack() {
   l << (ok ? "" : "FAIL ") << "stack: solo12 cfd range-space " << g_stack_cfd[0] << " B, direct " << g_stack_cfd[1]
     << " B per call (budget " << static_cast<std::uint64_t>(TALUS_TARGET_STACK_BUDGET) << " B); high-water since reset "
     << high << " of " << size << " B";
-  l.end();
+  l.write();
   l << "static storage: solo12 ConstraintSet<12 rows> " << static_cast<std::uint64_t>(sizeof(FeetSet)) << " B, Data "
     << static_cast<std::uint64_t>(sizeof(g_solo_data)) << " B";
-  l.end();
+  l.write();
 }
 #endif
 
@@ -550,7 +550,7 @@ void check_loop() {
   l << "loop: " << st_.iterations << " periods of " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_PERIOD_NS / 1000)
     << " us, misses " << st_.misses << " (allowed " << static_cast<std::uint64_t>(TALUS_TARGET_LOOP_MAX_MISSES) << ")"
     << ", overruns " << st_.overruns << ", skipped " << st_.skipped;
-  l.end();
+  l.write();
   // quantiles in the overflow bin are lower bounds: printed ">= x" (rt/loop.hpp)
   const talus::rt::Quantile em = st_.exec.median(), e99 = st_.exec.p99();
   const talus::rt::Quantile lm = st_.latency.median(), l99 = st_.latency.p99();
@@ -558,11 +558,11 @@ void check_loop() {
     << e99.prefix() << e99.ns << " / " << st_.exec.max_ns << " ns; wake-up latency min/median/p99/max "
     << st_.latency.min_ns << " / " << lm.prefix() << lm.ns << " / " << l99.prefix() << l99.ns << " / "
     << st_.latency.max_ns << " ns";
-  l.end();
+  l.write();
   l << "loop: exec histogram (" << st_.exec.bin_ns << " ns bins):";
   for (int k = 0; k < st_.exec.bins; ++k)
     if (st_.exec.histogram[k]) l << " [" << k << "]=" << static_cast<std::uint64_t>(st_.exec.histogram[k]);
-  l.end();
+  l.write();
   const bool ok = st == talus::Status::ok && st_.iterations == iterations &&
                   st_.misses <= TALUS_TARGET_LOOP_MAX_MISSES && st_.skipped <= TALUS_TARGET_LOOP_MAX_MISSES &&
                   bad_status == 0;
@@ -570,7 +570,7 @@ void check_loop() {
   if (!ok) {
     ++g_tally.failures;
     l << "FAIL loop: status " << talus::to_string(st) << ", aba failures " << bad_status;
-    l.end();
+    l.write();
   }
 }
 
@@ -603,7 +603,7 @@ void check_overrun(talus::rt::Overrun policy) {
   Line l;
   l << (ok ? "" : "FAIL ") << "loop overrun (" << (skip ? "skip" : "catch_up") << "): misses " << x.misses
     << ", overruns " << x.overruns << ", skipped " << x.skipped << ", caught up " << x.caught_up;
-  l.end();
+  l.write();
 }
 
 #endif
@@ -638,7 +638,7 @@ int talus_target_main() {
 #if defined(TALUS_TARGET_BITS)
   l << "talus bit test (reproducible profile): " << TALUS_TARGET_NAME << " against the host reference ("
     << talus_target_ref::host << ")";
-  l.end();
+  l.write();
   ++g_tally.checks;
   if (fma_contraction_seen()) {
     ++g_tally.failures;
@@ -646,18 +646,18 @@ int talus_target_main() {
   } else {
     l << "fp contraction: off (a * b + c not fused)";
   }
-  l.end();
+  l.write();
   check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
   check_model<Ur5, talus_target_ref::ur5>(g_ur5, g_ur5_data);
   setup_feet();
   check_constrained<talus_target_ref::solo12>();
   l << "bits: " << g_bits_values << " values compared, " << g_bits_differ << " differ"
     << (g_bits_differ ? "" : ": host == target, bit for bit");
-  l.end();
+  l.write();
 #else
   l << "talus target test: " << TALUS_TARGET_NAME << ", scalar " << (is_float ? "float" : "double")
     << ", counter: " << talus::port::counter_name();
-  l.end();
+  l.write();
 
   const std::uint64_t t0 = talus::port::now_ns(), c0 = talus::port::cycles();
   check_model<Solo, talus_target_ref::solo12>(g_solo, g_solo_data);
@@ -673,7 +673,7 @@ int talus_target_main() {
   }
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
-  l.end();
+  l.write();
 
 #if defined(TALUS_TARGET_STACK_PAINT)
   check_stack();
@@ -685,10 +685,10 @@ int talus_target_main() {
   static const char hello[] = "talus target test: link channel ok\n";
   const std::size_t sent = talus::port::link_write(hello, sizeof(hello) - 1);
   l << "link: " << static_cast<std::uint64_t>(sent) << " bytes written";
-  l.end();
+  l.write();
 #endif
 
   l << (g_tally.failures ? "FAILED: " : "PASSED: ") << g_tally.failures << " of " << g_tally.checks << " checks failed";
-  l.end();
+  l.write();
   return g_tally.failures ? 1 : 0;
 }

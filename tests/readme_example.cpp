@@ -1,5 +1,6 @@
-// The usage example of README.md, compiled with the firmware flags so the README cannot rot.
-// Keep it identical to the README's code block.
+// The first-call example of docs/usage.md ("A first call"; it was README.md's usage example
+// before the README's example became the contact program, tests/consumer/contact.cpp),
+// compiled with the firmware flags so the page cannot rot. Keep it identical to that block.
 #include <talus/models/solo12.hpp>  // generated at build time
 #include <talus/talus.hpp>
 

@@ -7,10 +7,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
+#include <string>
 #include <vector>
 
 #include <talus/models/solo12.hpp>
+#include <talus/rt/log.hpp>
 #include <talus/rt/loop.hpp>
 #include <talus/talus.hpp>
 
@@ -340,7 +344,47 @@ TEST(ConsistencySensorInputs, LinuxLikeLatenciesAreNotReportedAsTheMaximum) {
   for (int i = 0; i < 1000; ++i) st.add(60000 + static_cast<std::uint64_t>(i) * 240);
   EXPECT_TRUE(st.median().lower_bound);
   EXPECT_EQ(st.median().ns, 63000u);
-  EXPECT_LT(st.median_ns(), st.max_ns);
+  EXPECT_LT(st.median().ns, st.max_ns);
+}
+
+// rt/log.hpp: numbers printed without printf (newlib-nano has no %f and no %llu), the same
+// text on every target; checked here against what they must print.
+TEST(ConsistencySensorInputs, LogLinePrintsNumbersWithoutPrintf) {
+  const auto text = [](auto v) {
+    talus::rt::LogLine<64> line;
+    line << v;
+    return std::string(line.c_str());
+  };
+  using talus::rt::fixed;
+  using talus::rt::sci;
+  EXPECT_EQ(text(-42), "-42");
+  EXPECT_EQ(text(12345678901ull), "12345678901");  // %llu on newlib-nano: "lu"
+  EXPECT_EQ(text(std::numeric_limits<long long>::min()), "-9223372036854775808");
+  EXPECT_EQ(text(std::numeric_limits<std::uint64_t>::max()), "18446744073709551615");
+  EXPECT_EQ(text(3.25), "3.250000");  // as %f
+  EXPECT_EQ(text(fixed(9.9996, 3)), "10.000");
+  EXPECT_EQ(text(fixed(-0.0004, 3)), "0.000");
+  EXPECT_EQ(text(fixed(-0.0006, 3)), "-0.001");
+  EXPECT_EQ(text(fixed(0.5, 0)), "1");
+  EXPECT_EQ(text(fixed(1e300, 2)), "1.00000000e+300");  // beyond 1.8e19 after scaling
+  EXPECT_EQ(text(sci(1.234e-7)), "1.23e-07");
+  EXPECT_EQ(text(sci(-9.996e5)), "-1.00e+06");
+  EXPECT_EQ(text(sci(0.0)), "0.00e+00");
+  EXPECT_EQ(text(sci(5e-324, 2)), "4.9e-324");
+  EXPECT_EQ(text(fixed(std::numeric_limits<double>::quiet_NaN())), "nan");
+  EXPECT_EQ(text(sci(-std::numeric_limits<double>::infinity())), "-inf");
+  EXPECT_EQ(text(talus::rt::Quantile{63000, true}), ">= 63000");
+  EXPECT_EQ(text(talus::rt::Quantile{800, false}), "800");
+  for (int d = 0; d <= 6; ++d)  // away from rounding ties, fixed agrees with printf's %.*f
+    for (double x : {0.0, 1.0, -1.25, 123.456789, -98765.4321, 3.14159265358979}) {
+      char want[64];
+      std::snprintf(want, sizeof want, "%.*f", d, x + (x < 0 ? -1e-9 : 1e-9));
+      EXPECT_EQ(text(fixed(x + (x < 0 ? -1e-9 : 1e-9), d)), want) << x << " " << d;
+    }
+  talus::rt::LogLine<8> line;
+  line << "123456789";
+  EXPECT_TRUE(line.truncated());
+  EXPECT_STREQ(line.c_str(), "1234567");
 }
 
 TEST(ConsistencySensorInputs, DefaultBinWidthsCoverThePeriod) {

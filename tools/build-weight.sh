@@ -3,7 +3,8 @@
 # algorithm, three constrained solvers and two impulses on four feet) compiled header-only and
 # against the compiled model library (talus_add_model(... COMPILED CONSTRAINT_ROWS 12)), at -O2,
 # one compile at a time, each timed by /usr/bin/time (wall seconds, peak memory). Both programs
-# are run: their checksums must agree to the last bit. Prints a Markdown table.
+# are run: their checksums must agree to the last bit. Prints Markdown tables: the build
+# weight, and the two executables' sizes.
 #   bash tools/build-weight.sh [build dir]        (default build/build-weight)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,3 +33,11 @@ echo "| header-only (talus_add_model without COMPILED) | ${s} | $((kb / 1024)) |
 read -r s _ kb _ < "$build/user_compiled.time"
 echo "| against the compiled model library | ${s} | $((kb / 1024)) |"
 echo "| the compiled library itself, once per build ($lib_n units, serial sum / largest) | ${lib_s} | $((lib_kb / 1024)) |"
+# What the user pays at link time: the executables' sizes (text / data / bss, bytes).
+echo
+echo "| executable | text | data | bss |"
+echo "|---|---:|---:|---:|"
+for t in user_header_only user_compiled; do
+  read -r text data bss _ < <(size "$build/$t" | tail -1)
+  echo "| $t | $text | $data | $bss |"
+done

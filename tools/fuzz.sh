@@ -2,14 +2,14 @@
 # Fuzz campaign with clang + libFuzzer (fuzz/README.md).
 #
 #   bash tools/fuzz.sh [fuzz_dynamics|fuzz_constraints|fuzz_kkt|fuzz_linalg|fuzz_lcp|fuzz_cone|fuzz_contact|
-#                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|all] [seconds-per-target]
+#                       fuzz_estimation|fuzz_hil_protocol|fuzz_hil_controller|fuzz_rt_log|all] [seconds-per-target]
 #
 # (several targets: a comma-separated list, e.g. fuzz_kkt,fuzz_lcp; 0 seconds: build and report
 # coverage only, e.g. after two campaigns run side by side with COVERAGE=0)
 #
 # Builds the libFuzzer targets (-fsanitize=fuzzer,address,undefined, -O1 -g, Eigen and talus
 # asserts on) into build/fuzz-clang, runs each target for the given time (default 360 s: all
-# nine ≈ 54 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
+# ten ≈ 60 min) in fork mode (one worker: the machine has 2 cores; crashes, timeouts and
 # OOMs do not stop the campaign), saves findings to fuzz/findings/<target>/, merges inputs with
 # new coverage into fuzz/corpus/<target>/ (-merge=1), and prints executions, exec/s, libFuzzer's
 # cov/ft counters and findings. The same build is instrumented for source coverage
@@ -22,7 +22,7 @@ what=${1:-all}
 secs=${2:-360}
 coverage=${COVERAGE:-1}
 build=$root/build/fuzz-clang
-all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_linalg fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller)
+all=(fuzz_dynamics fuzz_constraints fuzz_kkt fuzz_linalg fuzz_lcp fuzz_cone fuzz_contact fuzz_estimation fuzz_hil_protocol fuzz_hil_controller fuzz_rt_log)
 if [[ $what == all ]]; then targets=("${all[@]}"); else IFS=, read -ra targets <<<"$what"; fi
 targets_fuzzed=("${targets[@]}")
 

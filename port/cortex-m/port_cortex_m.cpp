@@ -11,6 +11,8 @@
 #include <talus/port/cortex_m.hpp>
 #include <talus/rt/port.hpp>
 
+#include "../common/fault_hook.hpp"
+
 // Weak: present only if the program uses newlib stdio (printf, ...), which then links them.
 // Nothing here may reference newlib's exit(): through librdimon's _exit it drags stdio
 // initialisation and malloc into every image.
@@ -42,7 +44,6 @@ constexpr std::uint32_t ADP_Stopped_ApplicationExit = 0x20026u;
 
 bool g_have_cyccnt = false;
 int g_console = -1;  // semihosting handle of ":tt" (write)
-talus::port::FaultHook g_fault_hook = nullptr;
 
 void console_str(const char* s) { talus::port::cortex_m::semihost_call(SYS_WRITE0, s); }
 
@@ -59,7 +60,7 @@ void console_hex(std::uint32_t v) {
 }
 
 [[noreturn]] void report_and_exit(const talus::port::FaultInfo& info, std::uint32_t hfsr) {
-  if (g_fault_hook) g_fault_hook(info);
+  if (const talus::port::FaultHook hook = talus::port::detail::fault_hook()) hook(info);
   console_str("talus/port: fault: ");
   console_str(info.reason);
   console_str(" pc=");
@@ -186,12 +187,6 @@ void exit(int code) {
   // run: firmware never exits, and the test programs have nothing to destroy.
   if (fflush) fflush(nullptr);
   cortex_m::semihost_exit(code);
-}
-
-FaultHook set_fault_hook(FaultHook hook) {
-  FaultHook previous = g_fault_hook;
-  g_fault_hook = hook;
-  return previous;
 }
 
 void fault(const char* reason) {

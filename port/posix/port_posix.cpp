@@ -4,6 +4,8 @@
 // (now_ns, wait_until) and critical sections are in clock_posix.cpp (plain Linux) or
 // port/freertos/clock_freertos.cpp (FreeRTOS's GCC_POSIX port).
 #include <talus/rt/port.hpp>
+
+#include "../common/fault_hook.hpp"
 #include <talus/port/posix.hpp>
 
 #include <alloca.h>
@@ -27,7 +29,6 @@
 namespace talus::port {
 namespace {
 
-FaultHook g_fault_hook = nullptr;
 int g_link_read_fd = -1;
 int g_link_write_fd = -1;
 
@@ -59,7 +60,7 @@ void log_hex(std::uintptr_t v) {
 }
 
 [[noreturn]] void report_and_exit(const FaultInfo& info) {
-  if (g_fault_hook) g_fault_hook(info);
+  if (const talus::port::FaultHook hook = talus::port::detail::fault_hook()) hook(info);
   log_str("talus/port: fault: ");
   log_str(info.reason);
   log_str(" pc=");
@@ -159,12 +160,6 @@ const char* counter_name() {
 #else
   return "CLOCK_MONOTONIC ns";
 #endif
-}
-
-FaultHook set_fault_hook(FaultHook hook) {
-  FaultHook previous = g_fault_hook;
-  g_fault_hook = hook;
-  return previous;
 }
 
 void fault(const char* reason) {

@@ -101,18 +101,18 @@ int main() {
   o << "aba image";
 #endif
   o << ": " << kCalls << " calls, " << failures << " failed, checksum ";
-  o.hex(bits).end();
+  (o << talus::rt::hex(bits)).write();
   // The deepest point is inside step() (ABA), so below main's stack pointer lies ABA's share.
   const std::uintptr_t estack = reinterpret_cast<std::uintptr_t>(&footprint::_estack);
   o << "stack high-water since reset " << static_cast<std::uint64_t>(high_water) << " bytes of "
     << static_cast<std::uint64_t>(talus::port::cortex_m::stack_size()) << "; above main's stack pointer "
     << static_cast<std::uint64_t>(estack - step_sp) << " bytes";
-  o.end();
+  o.write();
   o << "ticks empty " << empty;
-  o.end();
+  o.write();
   for (int k = 0; k < kCalls; ++k) {
     o << "ticks step " << ticks[k];
-    o.end();
+    o.write();
   }
   return failures ? 1 : 0;
 }

@@ -16,10 +16,10 @@
 //   cap_pgs               ConeSolverOptions::max_iterations = k (1..8), likewise per sweep.
 //
 // A separate program from probe.cpp so that adding the contact solves does not change how GCC
-// compiles (inlines) the algorithms that probe measures. Measurement machinery as in probe.cpp
-// (SysTick under QEMU -icount on Cortex-M, callgrind client requests on x86-64, marker
-// functions for a QEMU exec trace elsewhere); the report subtracts the "empty" window and
-// checks "nop1000".
+// compiles (inlines) the algorithms that probe measures. The measurement window is probe.cpp's
+// (measure.hpp: SysTick under QEMU -icount on Cortex-M, callgrind client requests on x86-64,
+// marker functions for a QEMU exec trace elsewhere); the report subtracts the "empty" window
+// and checks "nop1000".
 //
 // Output (talus::port::log_write): "win <index> <label> <state> <ticks>" per window (ticks on
 // Cortex-M only, else "-"); the state field of a cap window is 1000·k + state. After each
@@ -33,16 +33,7 @@
 #include <new>
 
 #include "footprint.hpp"
-
-#if defined(__x86_64__) && defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <valgrind/callgrind.h>
-#pragma GCC diagnostic pop
-#define TALUS_FP_CALLGRIND 1
-#endif
-#endif
+#include "measure.hpp"
 
 #ifndef TALUS_FP_SCALAR
 #define TALUS_FP_SCALAR double
@@ -86,78 +77,11 @@ __attribute__((noinline)) void run_moving(int s) {
   g_status = talus::forward_dynamics_contact(g_model, g_data, *g_cp, g_q[s], g_v[s], g_tau[s], g_out, *g_opt, g_report);
 }
 
-using Fn = void (*)(int);
-
-}  // namespace
-
-// Window markers for the QEMU exec trace (distinct bodies, so no identical-code folding).
-volatile int g_fp_marker = 0;
-extern "C" __attribute__((noinline, noipa)) void talus_fp_begin() { g_fp_marker = 1; }
-extern "C" __attribute__((noinline, noipa)) void talus_fp_end() { g_fp_marker = 2; }
-
-namespace {
-
-#if defined(__arm__)
-constexpr const char* kCounter = "systick";
-inline volatile std::uint32_t& syst_cvr() { return *reinterpret_cast<volatile std::uint32_t*>(0xE000E018u); }
-
-std::uintptr_t g_call_sp = 0;  // stack pointer at the measured call
-
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  g_call_sp = footprint::stack_pointer();  // constant in this body after the prologue
-  const talus::port::IrqState irq = talus::port::critical_enter();
-  const std::uint32_t t0 = syst_cvr();
-  f(s);
-  const std::uint32_t t1 = syst_cvr();
-  talus::port::critical_exit(irq);
-  return (t0 - t1) & 0x00FFFFFFu;  // down-counter, reload 2^24 − 1 (port_cortex_m.cpp)
-}
-#elif defined(TALUS_FP_CALLGRIND)
-constexpr const char* kCounter = "callgrind";
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  CALLGRIND_TOGGLE_COLLECT;
-  f(s);
-  CALLGRIND_TOGGLE_COLLECT;
-  return 0;
-}
-#else
-constexpr const char* kCounter = "trace";
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  talus_fp_begin();
-  f(s);
-  talus_fp_end();
-  return 0;
-}
-#endif
-
-int g_window = 0;
-std::uint64_t g_stack_max = 0;  // deepest stack of one measured call, for the current label
-
-/// One window; `field` is the state field printed (the state, or 1000·k + state for caps).
-void window(const char* label, Fn f, int s, int field, bool cold = false) {
-#if defined(__arm__)
-  footprint::stack_paint();
-  const std::uint32_t ticks = measure(f, s);
-  const std::uint64_t depth = g_call_sp - footprint::stack_low_water();
-  if (depth > g_stack_max) g_stack_max = depth;
-#else
-  const std::uint32_t ticks = measure(f, s);
-#endif
-  footprint::Out o;
-#if defined(TALUS_FP_CALLGRIND)
-  (void)ticks;
-  o << "win " << g_window;
-  CALLGRIND_DUMP_STATS_AT(o.c_str());
-  o << " " << (cold ? "cold_" : "") << label << " " << field << " -";
-#elif defined(__arm__)
-  o << "win " << g_window << " " << (cold ? "cold_" : "") << label << " " << field << " " << ticks;
-#else
-  (void)ticks;
-  o << "win " << g_window << " " << (cold ? "cold_" : "") << label << " " << field << " -";
-#endif
-  o.end();
-  ++g_window;
-}
+using footprint::Fn;
+using footprint::g_stack_max;
+using footprint::g_window;
+using footprint::kCounter;
+using footprint::window;
 
 /// What the last contact solve did.
 void info(const char* label, int field) {
@@ -166,14 +90,14 @@ void info(const char* label, int field) {
   o << "cinfo " << label << " " << field << " " << static_cast<int>(g_status) << " "
     << (lemke ? g_report.lcp.pivots : g_report.cone.iterations) << " " << g_report.lcp.attempts << " "
     << g_report.unknowns;
-  o.end();
+  o.write();
 }
 
 void print_stack(const char* label) {
 #if defined(__arm__)
   footprint::Out st;
   st << "stack " << label << " " << g_stack_max;
-  st.end();
+  st.write();
 #else
   (void)label;
 #endif
@@ -237,7 +161,7 @@ int main() {
   footprint::Out o;
   o << "contact probe target " << TALUS_FP_TARGET << " scalar " << (sizeof(S) == 8 ? "double" : "float") << " counter "
     << kCounter << " states " << kStates << " problem_bytes " << static_cast<std::uint64_t>(sizeof(Problem));
-  o.end();
+  o.write();
 
   for (int k = 0; k < 10; ++k) window("empty", run_empty, k, k);
   for (int k = 0; k < 3; ++k) window("nop1000", run_nop1000, k, k);
@@ -250,6 +174,6 @@ int main() {
 
   // bad_status: the setup only (a contact solve that does not return ok is data: cinfo)
   o << "done windows " << g_window << " bad_status " << g_setup_bad;
-  o.end();
+  o.write();
   return g_setup_bad ? 1 : 0;
 }

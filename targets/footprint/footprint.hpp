@@ -1,6 +1,7 @@
 #pragma once
 // Shared by the footprint and instruction-count probes (targets/footprint/*.cpp): text output
-// without printf, random solo12 states, and (bare metal) stack painting.
+// without printf (talus::rt::LogLine), random solo12 states, and (bare metal) stack painting.
+#include <talus/rt/log.hpp>
 #include <talus/rt/port.hpp>
 #if defined(__arm__)
 #include <talus/port/cortex_m.hpp>
@@ -11,54 +12,9 @@
 
 namespace footprint {
 
-/// One line of text through talus::port::log_write (semihosting on Cortex-M, stderr on POSIX).
-class Out {
- public:
-  Out& operator<<(const char* s) {
-    while (*s && n_ < sizeof(buf_) - 1) buf_[n_++] = *s++;
-    return *this;
-  }
-  Out& operator<<(std::uint64_t v) {
-    char tmp[21];
-    int k = 0;
-    do {
-      tmp[k++] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    } while (v && k < 20);
-    while (k > 0 && n_ < sizeof(buf_) - 1) buf_[n_++] = tmp[--k];
-    return *this;
-  }
-  Out& operator<<(std::uint32_t v) { return *this << static_cast<std::uint64_t>(v); }
-  Out& operator<<(int v) {
-    if (v < 0) {
-      *this << "-";
-      return *this << static_cast<std::uint64_t>(-static_cast<long long>(v));
-    }
-    return *this << static_cast<std::uint64_t>(v);
-  }
-  Out& hex(std::uint64_t v) {
-    *this << "0x";
-    for (int i = 0; i < 16; ++i) {
-      const unsigned d = static_cast<unsigned>(v >> (60 - 4 * i)) & 0xFu;
-      const char c[2] = {static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10), 0};
-      *this << c;
-    }
-    return *this;
-  }
-  const char* c_str() {
-    buf_[n_] = 0;
-    return buf_;
-  }
-  void end() {
-    buf_[n_++] = '\n';
-    talus::port::log_write(buf_, n_);
-    n_ = 0;
-  }
-
- private:
-  char buf_[160];
-  std::size_t n_ = 0;
-};
+/// One line of text through talus::port::log_write (semihosting on Cortex-M, stderr on POSIX):
+/// talus's own printf-free line (rt/log.hpp); write() ends it.
+using Out = talus::rt::LogLine<160>;
 
 /// SplitMix64 (as talus::Random), uniform doubles in [lo, hi).
 struct Rng {

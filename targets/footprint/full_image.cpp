@@ -139,7 +139,7 @@ int main() {
 #if !defined(TALUS_FOOTPRINT_BASELINE)
   if (!setup()) {
     o << "full image: setup failed";
-    o.end();
+    o.write();
     return 1;
   }
 #endif
@@ -183,13 +183,13 @@ int main() {
   static_assert(sizeof bits == sizeof checksum, "double is 64-bit");
   __builtin_memcpy(&bits, &checksum, sizeof bits);
   o << "full image: " << kCalls << " states x " << kAlgs << " algorithms, " << failures << " failed, checksum ";
-  o.hex(bits).end();
+  (o << talus::rt::hex(bits)).write();
   o << "ticks empty " << empty;
-  o.end();
+  o.write();
   for (int k = 0; k < kCalls; ++k)
     for (int alg = 0; alg < kAlgs; ++alg) {
       o << "ticks " << kAlgName[alg] << " " << ticks[k][alg];
-      o.end();
+      o.write();
     }
   return failures ? 1 : 0;
 }

@@ -27,16 +27,7 @@
 #include <talus/talus.hpp>
 
 #include "footprint.hpp"
-
-#if defined(__x86_64__) && defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <valgrind/callgrind.h>
-#pragma GCC diagnostic pop
-#define TALUS_FP_CALLGRIND 1
-#endif
-#endif
+#include "measure.hpp"
 
 #ifndef TALUS_FP_SCALAR
 #define TALUS_FP_SCALAR double
@@ -73,88 +64,21 @@ __attribute__((noinline)) void run_crba(int s) { note(talus::crba(g_model, g_dat
 __attribute__((noinline)) void run_rnea(int s) { note(talus::rnea(g_model, g_data, g_q[s], g_v[s], g_a[s], g_out)); }
 __attribute__((noinline)) void run_aba(int s) { note(talus::aba(g_model, g_data, g_q[s], g_v[s], g_tau[s], g_out)); }
 
-using Fn = void (*)(int);
-
-}  // namespace
-
-// Window markers for the QEMU exec trace (distinct bodies, so no identical-code folding).
-volatile int g_fp_marker = 0;
-extern "C" __attribute__((noinline, noipa)) void talus_fp_begin() { g_fp_marker = 1; }
-extern "C" __attribute__((noinline, noipa)) void talus_fp_end() { g_fp_marker = 2; }
-
-namespace {
-
-#if defined(__arm__)
-constexpr const char* kCounter = "systick";
-inline volatile std::uint32_t& syst_cvr() { return *reinterpret_cast<volatile std::uint32_t*>(0xE000E018u); }
-
-std::uintptr_t g_call_sp = 0;  // stack pointer at the measured call
-
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  g_call_sp = footprint::stack_pointer();  // constant in this body after the prologue
-  const talus::port::IrqState irq = talus::port::critical_enter();
-  const std::uint32_t t0 = syst_cvr();
-  f(s);
-  const std::uint32_t t1 = syst_cvr();
-  talus::port::critical_exit(irq);
-  return (t0 - t1) & 0x00FFFFFFu;  // down-counter, reload 2^24 − 1 (port_cortex_m.cpp)
-}
-#elif defined(TALUS_FP_CALLGRIND)
-constexpr const char* kCounter = "callgrind";
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  CALLGRIND_TOGGLE_COLLECT;
-  f(s);
-  CALLGRIND_TOGGLE_COLLECT;
-  return 0;
-}
-#else
-constexpr const char* kCounter = "trace";
-__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
-  talus_fp_begin();
-  f(s);
-  talus_fp_end();
-  return 0;
-}
-#endif
-
-int g_window = 0;
-
-std::uint64_t g_stack_max = 0;  // deepest stack of one measured call, for the current label
-
-void window(const char* label, Fn f, int s, bool cold = false) {
-#if defined(__arm__)
-  footprint::stack_paint();
-  const std::uint32_t ticks = measure(f, s);
-  const std::uint64_t depth = g_call_sp - footprint::stack_low_water();
-  if (depth > g_stack_max) g_stack_max = depth;
-#else
-  const std::uint32_t ticks = measure(f, s);
-#endif
-  footprint::Out o;
-#if defined(TALUS_FP_CALLGRIND)
-  (void)ticks;
-  o << "win " << g_window;
-  CALLGRIND_DUMP_STATS_AT(o.c_str());
-  o << " " << (cold ? "cold_" : "") << label << " " << s << " -";
-#elif defined(__arm__)
-  o << "win " << g_window << " " << (cold ? "cold_" : "") << label << " " << s << " " << ticks;
-#else
-  (void)ticks;
-  o << "win " << g_window << " " << (cold ? "cold_" : "") << label << " " << s << " -";
-#endif
-  o.end();
-  ++g_window;
-}
+using footprint::Fn;
+using footprint::g_stack_max;
+using footprint::g_window;
+using footprint::kCounter;
+using footprint::window;
 
 /// One warm-up call ("cold", state 0), then one window per state ("warm").
 void algorithm(const char* label, Fn f) {
   g_stack_max = 0;
-  window(label, f, 0, true);
-  for (int s = 0; s < kStates; ++s) window(label, f, s);
+  window(label, f, 0, 0, true);
+  for (int s = 0; s < kStates; ++s) window(label, f, s, s);
 #if defined(__arm__)
   footprint::Out st;
   st << "stack " << label << " " << g_stack_max;
-  st.end();
+  st.write();
 #endif
 }
 
@@ -177,10 +101,10 @@ int main() {
     << "default"
 #endif
     << " counter " << kCounter << " states " << kStates;
-  o.end();
+  o.write();
 
-  for (int k = 0; k < 10; ++k) window("empty", run_empty, k);
-  for (int k = 0; k < 3; ++k) window("nop1000", run_nop1000, k);
+  for (int k = 0; k < 10; ++k) window("empty", run_empty, k, k);
+  for (int k = 0; k < 3; ++k) window("nop1000", run_nop1000, k, k);
   algorithm("fk_q", run_fk_q);
   algorithm("fk_qva", run_fk_qva);
   algorithm("crba", run_crba);
@@ -188,6 +112,6 @@ int main() {
   algorithm("aba", run_aba);
 
   o << "done windows " << g_window << " bad_status " << g_bad;
-  o.end();
+  o.write();
   return g_bad ? 1 : 0;
 }

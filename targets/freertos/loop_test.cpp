@@ -66,7 +66,7 @@ void check(bool ok, Line& l) {
     ++g_failures;
     l << " FAIL";
   }
-  l.end();
+  l.write();
 }
 
 StaticTask_t g_logger_tcb, g_load_tcb;
@@ -146,7 +146,7 @@ void overrun_done(talus::rt::freertos::ControlTask<kControlWords, 8>& task) {
   measure_kernel();
 #endif
   l << (g_failures ? "FAILED: " : "PASSED: ") << static_cast<std::uint64_t>(g_failures) << " failures";
-  l.end();
+  l.write();
   talus::port::exit(g_failures ? 1 : 0);
 }
 
@@ -163,10 +163,10 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
   const auto lm = st.latency.median(), lp = st.latency.p99(), em = st.exec.median(), ep = st.exec.p99();
   l << "control latency (release -> start) min/median/p99/max " << st.latency.min_ns << " / " << lm.prefix() << lm.ns
     << " / " << lp.prefix() << lp.ns << " / " << st.latency.max_ns << " ns";
-  l.end();
+  l.write();
   l << "control exec min/median/p99/max " << st.exec.min_ns << " / " << em.prefix() << em.ns << " / " << ep.prefix()
     << ep.ns << " / " << st.exec.max_ns << " ns; counter: " << talus::port::counter_name();
-  l.end();
+  l.write();
   l << "logger ran " << static_cast<std::uint64_t>(g_logger_runs_during) << " times, load task "
     << static_cast<std::uint64_t>(g_load_during) << " counts while the control task ran";
   check(g_logger_runs_during >= static_cast<int>(kPeriods / 100) - 1 && g_load_during > 0, l);
@@ -176,7 +176,7 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
   check(task.stack_used_bytes() < task.stack_bytes(), l);
 #else
   l << "control task stack: not measured on Linux (the POSIX kernel port runs the task on a pthread's own stack)";
-  l.end();
+  l.write();
 #endif
   talus::rt::LoopConfig c;
   c.period_ns = talus::port::freertos::tick_ns();
@@ -195,7 +195,7 @@ void logger_task(void*) {
       Line l;
       l << "logger: t = " << talus::port::now_ns() / 1000000 << " ms, control misses so far "
         << g_control.loop().stats().misses;
-      l.end();
+      l.write();
     }
   }
 }
@@ -221,7 +221,7 @@ int main() {
   Line l;
   l << "talus FreeRTOS loop test: " << TALUS_TARGET_NAME << ", FreeRTOS " << tskKERNEL_VERSION_NUMBER << ", tick "
     << talus::port::freertos::tick_ns() / 1000 << " us";
-  l.end();
+  l.write();
   talus::rt::LoopConfig c;
   c.period_ns = talus::port::freertos::tick_ns();  // 1 kHz
   c.overrun = talus::rt::Overrun::skip;

@@ -32,12 +32,12 @@ void test_task(void*) {
   l << "FreeRTOS " << tskKERNEL_VERSION_NUMBER << ": the target test runs in a task (priority "
     << static_cast<std::uint64_t>(uxTaskPriorityGet(nullptr)) << ", stack "
     << static_cast<std::uint64_t>(sizeof(g_stack)) << " B)";
-  l.end();
+  l.write();
   const int rc = talus_target_main();
   l << "FreeRTOS: test task stack high-water "
     << static_cast<std::uint64_t>((kStackWords - uxTaskGetStackHighWaterMark(nullptr)) * sizeof(StackType_t)) << " of "
     << static_cast<std::uint64_t>(sizeof(g_stack)) << " B";
-  l.end();
+  l.write();
   talus::port::exit(rc);
 }
 

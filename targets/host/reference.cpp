@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "write_if_changed.hpp"
+
 namespace {
 
 using namespace talus_target_reference_tool;
@@ -370,20 +372,5 @@ int main(int argc, char** argv) {
         float_notes);
   std::fputs(float_notes.c_str(), stdout);
 
-  // Write only if changed, so that an unchanged reference does not rebuild the targets.
-  std::string old;
-  if (FILE* f = std::fopen(out, "rb")) {
-    char buf[65536];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) old.append(buf, n);
-    std::fclose(f);
-  }
-  if (old != w.text) {
-    FILE* f = std::fopen(out, "wb");
-    if (!f || std::fwrite(w.text.data(), 1, w.text.size(), f) != w.text.size() || std::fclose(f) != 0) {
-      std::fprintf(stderr, "talus_target_reference: cannot write %s\n", out);
-      return 1;
-    }
-  }
-  return 0;
+  return talus_target_ref_io::write_if_changed(out, w.text, "talus_target_reference") ? 0 : 1;
 }

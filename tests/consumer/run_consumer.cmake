@@ -3,16 +3,19 @@
 #      ports and generator targets there, no talus tests/bench/fuzz);
 #   2. builds the host consumer against the prefix (find_package, talus_add_model with the
 #      installed generator, talus::port_posix) and runs `consumer` (ur5 ABA) and `contact`
-#      (ANYmal C on four feet in the loop runner, the README example);
+#      (ANYmal C on four feet with friction in the loop runner: the example of README.md and
+#      docs/contact.md);
 #   3. cross-compiles `contact` for a Cortex-M7 with the installed toolchain file
-#      (talus::port_cortex_m) and runs it on QEMU mps2-an500 with the installed runner.
+#      (talus::port_cortex_m, and talus::compact as firmware would: GCC's inliner decides, which
+#      also keeps this cross build within the test's time budget), runs it on
+#      QEMU mps2-an500 with the installed runner, and checks that its image links no malloc.
 # Any failing step fails the test. Needs arm-none-eabi-g++ and qemu-system-arm
 # (tools/setup-debian.sh installs them).
 #   cmake -DTALUS_SOURCE=<talus> -DWORK=<scratch dir> -DMODELS=<models> [-DJOBS=2] -P run_consumer.cmake
 if(NOT DEFINED JOBS)
   set(JOBS 2)
 endif()
-foreach(tool arm-none-eabi-g++ qemu-system-arm)
+foreach(tool arm-none-eabi-g++ arm-none-eabi-nm qemu-system-arm)
   find_program(have_${tool} ${tool})
   if(NOT have_${tool})
     message(FATAL_ERROR "install_consumer: ${tool} not found: the Cortex-M7 consumer needs it "
@@ -21,42 +24,51 @@ foreach(tool arm-none-eabi-g++ qemu-system-arm)
   endif()
 endforeach()
 
-# README.md's example ("## Use talus in your project", its ```cpp block) is an excerpt of
-# contact.cpp: every line of it but the "// ..." elisions must be a line of contact.cpp.
-file(READ ${TALUS_SOURCE}/README.md readme)
+# The examples of README.md ("## Use talus in your project") and docs/contact.md ("## Example")
+# are excerpts of contact.cpp: in the first ```cpp block after each heading, every line but the
+# "// ..." elisions must be a whole line of contact.cpp.
 file(READ ${TALUS_SOURCE}/tests/consumer/contact.cpp example)
-string(FIND "${readme}" "\n## Use talus in your project" at)
-if(at EQUAL -1)
-  message(FATAL_ERROR "install_consumer: README.md has no section '## Use talus in your project'")
-endif()
-string(SUBSTRING "${readme}" ${at} -1 readme)
-string(FIND "${readme}" "\n```cpp\n" at)
-math(EXPR at "${at} + 8")
-string(SUBSTRING "${readme}" ${at} -1 readme)
-string(FIND "${readme}" "\n```" at)
-string(SUBSTRING "${readme}" 0 ${at} excerpt)
-foreach(var excerpt example)  # ; [ ] are list syntax to CMake
-  string(REPLACE ";" "<semicolon>" ${var} "${${var}}")
-  string(REPLACE "[" "<lbracket>" ${var} "${${var}}")
-  string(REPLACE "]" "<rbracket>" ${var} "${${var}}")
-endforeach()
-string(REPLACE "\n" ";" lines "${excerpt}")
-set(checked 0)
-foreach(line IN LISTS lines)
-  string(STRIP "${line}" stripped)
-  if(stripped STREQUAL "" OR stripped MATCHES "^// \\.\\.\\.")
-    continue()
+string(REPLACE ";" "<semicolon>" example "${example}")  # ; [ ] are list syntax to CMake
+string(REPLACE "[" "<lbracket>" example "${example}")
+string(REPLACE "]" "<rbracket>" example "${example}")
+function(check_excerpt document heading)
+  file(READ ${TALUS_SOURCE}/${document} text)
+  string(FIND "${text}" "\n${heading}\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "install_consumer: ${document} has no section '${heading}'")
   endif()
-  string(FIND "\n${example}" "\n${line}\n" found)
-  if(found EQUAL -1)
-    string(REPLACE "<semicolon>" ";" line "${line}")
-    string(REPLACE "<lbracket>" "[" line "${line}")
-    string(REPLACE "<rbracket>" "]" line "${line}")
-    message(FATAL_ERROR "install_consumer: README.md's example line is not in tests/consumer/contact.cpp:\n${line}")
+  string(SUBSTRING "${text}" ${at} -1 text)
+  string(FIND "${text}" "\n```cpp\n" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "install_consumer: ${document}, section '${heading}', has no ```cpp block")
   endif()
-  math(EXPR checked "${checked} + 1")
-endforeach()
-message(STATUS "install_consumer: README example: ${checked} lines, all in contact.cpp")
+  math(EXPR at "${at} + 8")
+  string(SUBSTRING "${text}" ${at} -1 text)
+  string(FIND "${text}" "\n```" at)
+  string(SUBSTRING "${text}" 0 ${at} excerpt)
+  string(REPLACE ";" "<semicolon>" excerpt "${excerpt}")
+  string(REPLACE "[" "<lbracket>" excerpt "${excerpt}")
+  string(REPLACE "]" "<rbracket>" excerpt "${excerpt}")
+  string(REPLACE "\n" ";" lines "${excerpt}")
+  set(checked 0)
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" stripped)
+    if(stripped STREQUAL "" OR stripped MATCHES "^// \\.\\.\\.")
+      continue()
+    endif()
+    string(FIND "\n${example}" "\n${line}\n" found)
+    if(found EQUAL -1)
+      string(REPLACE "<semicolon>" ";" line "${line}")
+      string(REPLACE "<lbracket>" "[" line "${line}")
+      string(REPLACE "<rbracket>" "]" line "${line}")
+      message(FATAL_ERROR "install_consumer: ${document}'s example line is not in tests/consumer/contact.cpp:\n${line}")
+    endif()
+    math(EXPR checked "${checked} + 1")
+  endforeach()
+  message(STATUS "install_consumer: ${document} example: ${checked} lines, all in contact.cpp")
+endfunction()
+check_excerpt(README.md "## Use talus in your project")
+check_excerpt(docs/contact.md "## Example")
 
 file(REMOVE_RECURSE ${WORK})
 string(TIMESTAMP t_start "%s")
@@ -91,12 +103,18 @@ run(${WORK}/consumer-build/consumer)
 run(${WORK}/consumer-build/contact)
 
 # 3. Cortex-M7 consumer: the installed toolchain file; find_package finds the same prefix and
-# its host generator. 20 periods of the 1 ms loop under QEMU (-icount: deterministic time).
+# its host generator. 20 periods of the 1 ms loop under QEMU, -icount shift=1 (deterministic
+# time, 2 ns per instruction: about a 500 MHz Cortex-M7 at one instruction per cycle; the
+# runner's default, 8 ns, would make the contact solve overrun the 1 ms period).
 run(${CMAKE_COMMAND} -S ${TALUS_SOURCE}/tests/consumer -B ${WORK}/consumer-m7 ${release}
     -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/talus/toolchains/cortex-m7.cmake
     -DCMAKE_PREFIX_PATH=${prefix} -DMODELS=${MODELS} -DEXAMPLE_PERIODS=20)
 run(${CMAKE_COMMAND} --build ${WORK}/consumer-m7 -j${JOBS})
-run(${prefix}/share/talus/toolchains/qemu-mps2.sh mps2-an500 ${WORK}/consumer-m7/contact)
+run(${CMAKE_COMMAND} -E env TALUS_QEMU_ICOUNT=1
+    ${prefix}/share/talus/toolchains/qemu-mps2.sh mps2-an500 ${WORK}/consumer-m7/contact)
+# Printing numbers (talus/rt/log.hpp) needs no heap: the image links no malloc (printf's %f would).
+run(${CMAKE_COMMAND} -DNM=arm-none-eabi-nm -DOBJECTS=${WORK}/consumer-m7/CMakeFiles/contact.dir/contact.cpp.obj
+    -DIMAGE=${WORK}/consumer-m7/contact -P ${TALUS_SOURCE}/targets/check_no_heap.cmake)
 
 string(TIMESTAMP t_end "%s")
 math(EXPR dt "${t_end} - ${t_start}")

@@ -14,7 +14,7 @@
 /// Quantiles are honest: TimeStats::quantile / median / p99 return a Quantile {ns,
 /// lower_bound}. When the quantile falls in the histogram's overflow bin its value is not
 /// known, only that it lies in [ns, max_ns]: lower_bound is true and it must be printed as
-/// ">= ns" (Quantile::prefix()), never as a value.
+/// ">= ns" (Quantile::prefix()), never as a value (rt/log.hpp's LogLine prints a Quantile so).
 ///
 /// Histogram defaults (LoopConfig::exec_bin_ns / latency_bin_ns = 0: automatic), with the
 /// default 64 bins (2 × 256 bytes of counters):
@@ -146,10 +146,23 @@ struct TimeStats {
   Quantile median() const { return quantile(500); }
   Quantile p99() const { return quantile(990); }
 
-  /// quantile(per_mille).ns alone: a lower bound, not a value, when the quantile is in the
-  /// overflow bin. Prefer quantile(), which says so.
-  std::uint64_t quantile_ns(unsigned per_mille) const { return quantile(per_mille).ns; }
-  std::uint64_t median_ns() const { return quantile(500).ns; }
+  /// quantile(per_mille).ns alone: a lower bound shown as a value when the quantile is in the
+  /// overflow bin (a median below the mean, a p99 below the maximum). Removed in the next release.
+  /// \deprecated Use quantile(per_mille), which flags a lower bound (Quantile::lower_bound;
+  /// print Quantile::prefix() and then Quantile::ns, or `LogLine << q`, rt/log.hpp).
+  [[deprecated(
+      "a lower bound shown as a value: use quantile(per_mille), which says so (Quantile::lower_bound, prefix())")]] std::
+      uint64_t
+      quantile_ns(unsigned per_mille) const {
+    return quantile(per_mille).ns;
+  }
+  /// median().ns alone, with the same defect. Removed in the next release.
+  /// \deprecated Use median() (or p99(), quantile()), which flags a lower bound.
+  [[deprecated(
+      "a lower bound shown as a value: use median(), which says so (Quantile::lower_bound, prefix())")]] std::uint64_t
+  median_ns() const {
+    return quantile(500).ns;
+  }
 };
 
 struct LoopConfig {
