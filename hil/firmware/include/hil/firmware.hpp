@@ -22,6 +22,7 @@
 /// Nothing allocates; the parser and controller are static objects.
 #include <hil/protocol.hpp>
 #include <talus/control/balance_controller.hpp>
+#include <talus/rt/log.hpp>
 #include <talus/rt/port.hpp>
 
 namespace talus::hil {
@@ -71,21 +72,14 @@ template <class Controller>
       const std::uint64_t c1 = port::cycles();
 #ifdef HIL_DEBUG_STATUS
       if (out.solver_iterations > 0) {
-        char b[24];
-        int k = 0, it = out.solver_iterations + 1000 * static_cast<int>(sensor.plant_time_ns / 1000000);
-        do {
-          b[k++] = static_cast<char>('0' + it % 10);
-          it /= 10;
-        } while (it > 0);
-        while (k > 0) port::log_write(&b[--k], 1);
-        port::log_write(out.cone_fallback ? " cap\n" : " it\n", 4);
+        talus::rt::LogLine<32> line;
+        (line << out.solver_iterations + 1000 * static_cast<int>(sensor.plant_time_ns / 1000000)
+              << (out.cone_fallback ? " cap" : " it"))
+            .write();
       }
       if (out.status != Status::ok) {
-        const char* m = to_string(out.status);
-        std::size_t len = 0;
-        while (m[len]) ++len;
-        port::log_write(m, len);
-        port::log_write("\n", 1);
+        talus::rt::LogLine<32> line;
+        (line << to_string(out.status)).write();
       }
 #endif
       command.sequence = sensor.sequence;
