@@ -206,7 +206,8 @@ template <class M>
 void check_same_bits_dyn(const char* function, Status s1, Status s2, const M& a, const M& b) {
   if (s1 != s2) finding(function, s1, "same input, different status");
   if (a.rows() != b.rows() || a.cols() != b.cols() ||
-      (a.size() > 0 && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<std::size_t>(a.size())) != 0))
+      (a.size() > 0 &&
+       std::memcmp(a.data(), b.data(), sizeof(typename M::Scalar) * static_cast<std::size_t>(a.size())) != 0))
     finding(function, s1, "same input, different output bits");
 }
 

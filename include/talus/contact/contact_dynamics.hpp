@@ -502,7 +502,7 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
     if (r < 0) continue;
     const auto& c = cp.contact(i);
     slide[k] = contact_slides(cp, i, level, dir[k]);
-    cp.store_sliding(i, slide[k]);
+    (void)cp.store_sliding(i, slide[k]);  // i < cp.size(): always ok
     slides += slide[k];
     kmu[k] = slide[k] ? c.mu : S(0);
     ws.unit_row[k] = r;
@@ -847,7 +847,7 @@ void lcp_unknowns(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, La
     report.contacts += 1;
     S dir[2] = {S(0), S(0)};  // sliding direction in (t₁, t₂) coefficients
     const bool slide = contact_slides(cp, i, level, dir);
-    cp.store_sliding(i, slide);
+    (void)cp.store_sliding(i, slide);  // i < cp.size(): always ok
     report.sliding += slide;
     LcpUnknown<S>& un = lay.u[n++];
     un.row = r;
@@ -1058,11 +1058,11 @@ ContactFailure recover_contact(const Data<ModelT>& data, ContactProblem<ModelT, 
   }
   if (!(finite && all_finite(x) && all_finite(ws.phi)))
     return ContactFailure{Status::overflow, ContactFailureReason::overflow};
-  for (int i = 0; i < cp.size(); ++i)
-    if (ws.contact_row[i] >= 0) cp.store_force(i, ws.phi.template segment<3>(ws.contact_row[i]));
+  for (int i = 0; i < cp.size(); ++i)  // indices in range: always ok
+    if (ws.contact_row[i] >= 0) (void)cp.store_force(i, ws.phi.template segment<3>(ws.contact_row[i]));
   for (int l = 0; l < cp.limits(); ++l)
     for (int side = 0; side < 2; ++side)
-      if (ws.limit_row[l][side] >= 0) cp.store_limit_force(l, side, ws.phi(ws.limit_row[l][side]));
+      if (ws.limit_row[l][side] >= 0) (void)cp.store_limit_force(l, side, ws.phi(ws.limit_row[l][side]));
   return ContactFailure{};
 }
 

@@ -445,10 +445,22 @@ class ContactProblem {
     for (auto& sl : sliding_) sl = false;
     for (auto& l : limit_force_) l = {S(0), S(0)};
   }
-  void store_force(int index, const ContactForce& f) { force_[static_cast<std::size_t>(index)] = f; }
-  void store_sliding(int index, bool sliding) { sliding_[static_cast<std::size_t>(index)] = sliding; }
-  void store_limit_force(int index, int side, S f) {
+  /// invalid_input (index_out_of_range, nothing written) for an unknown contact, limit or side.
+  Status store_force(int index, const ContactForce& f) {
+    if (!valid_index(index)) return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
+    force_[static_cast<std::size_t>(index)] = f;
+    return Status::ok;
+  }
+  Status store_sliding(int index, bool sliding) {
+    if (!valid_index(index)) return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
+    sliding_[static_cast<std::size_t>(index)] = sliding;
+    return Status::ok;
+  }
+  Status store_limit_force(int index, int side, S f) {
+    if (!(index >= 0 && index < limit_count_ && (side == 0 || side == 1)))
+      return fail(Status::invalid_input, ContactFailureReason::index_out_of_range, index);
     limit_force_[static_cast<std::size_t>(index)][static_cast<std::size_t>(side)] = f;
+    return Status::ok;
   }
 
  private:
