@@ -2,11 +2,14 @@
 // solo12 under arbitrary call sequences. Byte 0: bit 0 raw doubles (else "nice" values with
 // NaN/Inf/extremes), bit 1 a plausible standing state with perturbations (else everything from
 // the input). Then up to 16 calls, each chosen by one byte: init, propagate, set_contacts,
-// correct, leg_kinematics, or a change of the noise settings.
+// correct, leg_kinematics, a change of the noise settings, or a LeggedEstimator update (one
+// estimator for the whole run, bound to solo12's feet once).
 // Promises: no crash or undefined behaviour; no heap; a refused call leaves the estimate
 // (state and covariance) bit for bit as it was; after any call the state and covariance are
 // finite, the covariance symmetric with a non-negative diagonal; a refusal names a reason;
-// leg_kinematics' outputs are finite when ok and zero when refused.
+// leg_kinematics' outputs are finite when ok and zero when refused; LeggedEstimator::update's q
+// and v are finite with a unit quaternion when ok, zero when refused, and a refusal before the
+// IMU step keeps its filter bit for bit.
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -24,6 +27,7 @@ namespace solo = talus::models::solo12;
 using Model = solo::Model<double>;
 using Ekf = talus::InvariantEkf<double, 4>;
 using Feet = std::array<talus::FootMeasurement<double>, 4>;
+using Legged = talus::LeggedEstimator<Model, 4>;
 using talus_fuzz::finding;
 
 const Model& model() {
@@ -51,6 +55,48 @@ void check_estimate(const Ekf& e, Status s, const char* function) {
   if (P.diagonal().minCoeff() < 0.0) finding(function, s, "covariance with a negative variance");
 }
 
+void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int, 4>& frames) {
+  static Legged est;
+  static Ekf kept;
+  static bool bound = false;
+  if (!bound) {
+    talus::LeggedEstimatorSettings<double> settings;
+    settings.foot_height = 0.01;
+    if (est.init(model(), frames, settings) != Status::ok) finding("LeggedEstimator::init", Status::ok, "refused");
+    bound = true;
+  }
+  Eigen::Vector3d w, a;
+  in.fill(w);
+  in.fill(a);
+  Legged::Joints enc, rates;
+  enc << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
+  Legged::Joints d;
+  in.fill(d);
+  in.fill(rates);
+  enc += plausible ? 1e-2 * d : d;
+  if (plausible) a.z() += 9.81;
+  const unsigned touching = in.byte();
+  const double dt = plausible ? 1e-3 * (1 + in.byte() % 4) : in.scalar();
+  kept = est.filter();
+  const char* fn = "LeggedEstimator::update";
+  const Status s = talus_fuzz::no_heap(fn, [&] { return est.update(w, a, enc, rates, touching, dt); });
+  if (s == Status::ok) {
+    if (!talus::all_finite(est.q()) || !talus::all_finite(est.v())) finding(fn, s, "ok with a non-finite estimate");
+    if (std::abs(est.q().segment<4>(3).norm() - 1.0) > 1e-9) finding(fn, s, "ok with a quaternion off unit");
+  } else {
+    if (!est.q().isZero(0) || !est.v().isZero(0)) finding(fn, s, "outputs not zero on failure");
+    // refused before the IMU step: the filter bit for bit (after it, a refused correction
+    // keeps the propagated estimate: legged_estimator.hpp)
+    const auto reason = est.filter().failure().reason;
+    const bool after_imu_step = reason == talus::EstimatorFailureReason::singular ||
+                                reason == talus::EstimatorFailureReason::overflow ||
+                                reason == talus::EstimatorFailureReason::foot_invalid;
+    if (kept.initialized() && !after_imu_step && !same_estimate(est.filter(), kept))
+      finding(fn, s, "a refused update changed the filter");
+  }
+  check_estimate(est.filter(), s, fn);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -76,7 +122,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (plausible) (void)ekf.init(Eigen::Matrix3d::Identity(), Eigen::Vector3d::Zero(), Eigen::Vector3d(0, 0, 0.24));
   for (int call = 0; call < 16 && !in.empty(); ++call) {
     before = ekf;
-    const int what = in.byte() % 6;
+    const int what = in.byte() % 7;
     Status s = Status::ok;
     const char* fn = "";
     if (what == 0) {
@@ -126,6 +172,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
           finding(fn, s, "outputs not zero on failure");
       }
       if (s == Status::ok) feet = out;
+      continue;
+    } else if (what == 6) {
+      legged_update(in, plausible, frames);
       continue;
     } else {
       fn = "noise settings";

@@ -13,7 +13,7 @@
 
 namespace {
 
-using Sensor = talus::hil::SensorMessage<19, 18>;
+using Sensor = talus::hil::SensorMessage<12>;
 using Command = talus::hil::CommandMessage<12>;
 
 template <class Msg>

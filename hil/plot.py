@@ -3,8 +3,8 @@
 
 Usage: python3 hil/plot.py <log.csv> <out_dir> [--title TEXT]
 
-Writes base.png, com.png, forces.png, torques.png, instructions.png and faults.png into
-out_dir and prints one line per file. Needs only Debian 12's python3-matplotlib (numpy
+Writes base.png, estimate.png, com.png, forces.png, torques.png, instructions.png and faults.png
+into out_dir and prints one line per file. Needs only Debian 12's python3-matplotlib (numpy
 comes with it). Columns are looked up by name, so extra or reordered columns are fine;
 a missing column reads as NaN (numbers) or '' (strings), and NaN cells leave gaps.
 """
@@ -23,7 +23,7 @@ DEFAULTS = {"z_min": 0.15, "tilt_max_deg": 20.0, "mu": 0.6, "torque_limit": 2.5,
 LEGS = ["FL", "FR", "HL", "HR"]
 JOINTS = ["HAA", "HFE", "KFE"]
 FAULT_CLASSES = ["bitflip", "drop", "duplicate", "truncate", "delay", "silence", "nan_sensor"]
-COUNTERS = ["fw_rx_rejected", "fw_rx_missed", "fw_watchdog", "fw_sensor_invalid", "fw_talus",
+COUNTERS = ["fw_rx_rejected", "fw_rx_missed", "fw_watchdog", "fw_sensor_invalid", "fw_talus", "fw_estimator",
             "host_rejected", "host_missed", "deadline_miss"]
 DPI = 110
 PUSH_COLOR = "red"
@@ -157,6 +157,43 @@ def plot_base(ctx, out_dir):
     ctx.save(fig, out_dir, "base.png", "base height and tilt (verdict bounds dashed)")
 
 
+def plot_estimate(ctx, out_dir):
+    """The firmware's estimate against the plant's truth: base height, roll and pitch, velocity."""
+    log = ctx.log
+    fig, axes = plt.subplots(4, 1, figsize=(12, 10), sharex=True, layout="constrained")
+    az, ar, av, ae = axes
+    az.plot(log.t, log.num("base_z"), lw=1, color="black", label="truth")
+    az.plot(log.t, log.num("est_z"), lw=1, color="tab:orange", ls="--", label="estimate")
+    az.set_ylabel("base height (m)")
+    for name, color in (("roll", "tab:blue"), ("pitch", "tab:green")):
+        ar.plot(log.t, np.degrees(log.num(name)), lw=1, color=color, label=name + " truth")
+        ar.plot(log.t, np.degrees(log.num("est_" + name)), lw=1, color=color, ls="--", label=name + " estimate")
+    ar.set_ylabel("angle (deg)")
+    err2 = np.zeros(log.n)
+    for axis, color in (("x", "tab:blue"), ("y", "tab:green"), ("z", "tab:red")):
+        truth, est = log.num("vel_" + axis), log.num("est_v" + axis)
+        av.plot(log.t, truth, lw=1, color=color, label="v%s truth" % axis)
+        av.plot(log.t, est, lw=1, color=color, ls="--", label="v%s estimate" % axis)
+        err2 += (est - truth) ** 2
+    av.set_ylabel("base velocity, world (m/s)")
+    err = np.sqrt(err2)
+    ok = np.isfinite(err)
+    rms = float(np.sqrt(np.mean(err[ok] ** 2))) if ok.any() else float("nan")
+    ae.plot(log.t, err, lw=0.7, color="tab:purple", label="|v̂ − v| (RMS %.4f m/s)" % rms)
+    hline(ae, 0.03, "velocity goal 0.03 m/s")
+    ae.set_ylabel("velocity error (m/s)")
+    ah = ae.twinx()
+    ah.plot(log.t, 1e3 * np.abs(log.num("est_z") - log.num("base_z")), lw=0.7, color="tab:orange",
+            label="|ẑ − z| (mm, right axis)")
+    ah.set_ylabel("height error (mm)")
+    ah.legend(loc="lower left", bbox_to_anchor=(1.005, 0.0), fontsize=8)
+    note_if_empty(az, log.num("est_z"), "column est_z missing or all NaN")
+    ctx.decorate(list(axes), legend_axes=az)
+    for ax in axes:
+        legend_right(ax)
+    ctx.save(fig, out_dir, "estimate.png", "state estimate (dashed) against the plant's truth")
+
+
 def hull(points):
     """Convex hull, counter-clockwise, by Andrew's monotone chain (collinear points dropped)."""
     pts = sorted(set(points))
@@ -280,9 +317,18 @@ def plot_instructions(ctx, out_dir):
     if ok.any():
         v = n[ok]
         ax.plot(log.t[ok], v, lw=0.7, color="tab:blue",
-                label="per step: median %.0f, max %.0f" % (np.median(v), v.max()))
-        hline(ax, budget, "budget %.0f (%d steps over)" % (budget, (v > budget).sum()))
-        ax.set_ylim(0, max(budget, v.max()) * 1.1)
+                label="controller: median %.0f, max %.0f" % (np.median(v), v.max()))
+        e = log.num("est_instr")[ok]
+        top = v.max()
+        if np.isfinite(e).any():
+            total = v + e
+            top = np.nanmax(total)
+            ax.plot(log.t[ok], e, lw=0.7, color="tab:orange",
+                    label="estimator: median %.0f, max %.0f" % (np.nanmedian(e), np.nanmax(e)))
+            ax.plot(log.t[ok], total, lw=0.7, color="tab:red",
+                    label="total: median %.0f, max %.0f" % (np.nanmedian(total), top))
+        hline(ax, budget, "budget %.0f (%d controller steps over)" % (budget, (v > budget).sum()))
+        ax.set_ylim(0, max(budget, top) * 1.1)
         legend_right(ax)
     else:
         ax.text(0.5, 0.5, "not measured (native run)", transform=ax.transAxes, ha="center",
@@ -350,7 +396,7 @@ def main():
                                             os.path.basename(args.log))
     os.makedirs(args.out_dir, exist_ok=True)
     ctx = Context(log, title)
-    for plot in (plot_base, plot_com, plot_forces, plot_torques, plot_instructions, plot_faults):
+    for plot in (plot_base, plot_estimate, plot_com, plot_forces, plot_torques, plot_instructions, plot_faults):
         plot(ctx, args.out_dir)
 
 

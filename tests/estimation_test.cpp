@@ -9,9 +9,12 @@
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <memory>
 #include <random>
 
 #include <talus/estimation.hpp>
+#include <talus/math/quaternion.hpp>
 #include <talus/models/solo12.hpp>
 
 #include "support/alloc_trap.hpp"
@@ -369,6 +372,152 @@ TEST(AllocEstimation, NoHeapInAStep) {
   EXPECT_EQ(s2, Status::ok);
   EXPECT_EQ(s3, Status::ok);
   EXPECT_EQ(s4, Status::ok);
+}
+
+// ---- LeggedEstimator: the firmware's whole update (legged_estimator.hpp) -------------------
+
+template <class S>
+struct StandingSolo12 {
+  using Model = solo::Model<S>;
+  using Est = talus::LeggedEstimator<Model, 4>;
+  Model model = solo::make_model<S>();
+  std::array<int, 4> frames{solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+                            solo::frame_id("HR_FOOT")};
+  typename Est::Joints joints;
+  M3 R0 = talus::rotation_exp<double>(V3(0.04, -0.03, 0.2));  // tilted, yawed
+  double height = 0;                                          // base above the ground (m)
+  static constexpr double foot_height = 0.01;
+  StandingSolo12() {
+    joints << S(0.1), S(0.8), S(-1.6), S(-0.1), S(0.8), S(-1.6), S(0.1), S(-0.8), S(1.6), S(-0.1), S(-0.8), S(1.6);
+    // The truth through forward_kinematics with the base at R0: its height puts the feet's
+    // mean at foot_height above the ground.
+    const auto model_d = solo::make_model<double>();
+    talus::Data<solo::Model<double>> data;
+    solo::Model<double>::ConfigVector q;
+    q << 0, 0, 0, talus::quaternion_from_eigen(Eigen::Quaterniond(R0)), joints.template cast<double>();
+    EXPECT_EQ(talus::forward_kinematics(model_d, data, q), Status::ok);
+    double mean_z = 0;
+    for (int f : frames) {
+      talus::Transform<double> oMf;
+      EXPECT_EQ(talus::frame_placement(model_d, data, f, oMf), Status::ok);
+      mean_z += oMf.p.z() / 4;
+    }
+    height = foot_height - mean_z;
+  }
+  talus::LeggedEstimatorSettings<S> settings() const {
+    talus::LeggedEstimatorSettings<S> s;
+    s.foot_height = S(foot_height);
+    return s;
+  }
+  talus::Vector3<S> still_accel() const { return (R0.transpose() * V3(0, 0, 9.81)).cast<S>(); }
+};
+
+TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
+  StandingSolo12<double> r;
+  auto est = std::make_unique<StandingSolo12<double>::Est>();
+  ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
+  const StandingSolo12<double>::Est::Joints rates = StandingSolo12<double>::Est::Joints::Zero();
+  ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), r.joints, rates, 0xF, kDt), Status::ok);
+  const Eigen::Vector4d first = est->q().segment<4>(3);
+  for (int k = 1; k < 500; ++k)
+    ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), r.joints, rates, 0xF, kDt), Status::ok) << k;
+  const auto& q = est->q();
+  const auto& v = est->v();
+  // height above the ground and tilt: the truth's; the heading (unobservable, the estimate's
+  // own) where the first update put it
+  EXPECT_NEAR(q[2], r.height, 1e-9);
+  EXPECT_NEAR(q[0], 0, 1e-9);
+  EXPECT_NEAR(q[1], 0, 1e-9);
+  const M3 R = talus::quaternion_to_rotation<double>(q[3], q[4], q[5], q[6]);
+  EXPECT_LT((R.row(2) - r.R0.row(2)).norm(), 1e-9);
+  EXPECT_LT((q.segment<4>(3) - first).norm(), 1e-9);
+  EXPECT_LT(v.norm(), 1e-9);
+  EXPECT_EQ(q.tail<12>(), r.joints);
+  EXPECT_EQ(est->restarts(), 0u);
+  EXPECT_EQ(est->filter().report().feet_in_contact, 4);
+}
+
+TEST(ConsistencyEstimation, LeggedEstimatorInFloatMatchesDouble) {
+  StandingSolo12<float> rf;
+  StandingSolo12<double> rd;
+  auto ef = std::make_unique<StandingSolo12<float>::Est>();
+  auto ed = std::make_unique<StandingSolo12<double>::Est>();
+  ASSERT_EQ(ef->init(rf.model, rf.frames, rf.settings()), Status::ok);
+  ASSERT_EQ(ed->init(rd.model, rd.frames, rd.settings()), Status::ok);
+  for (int k = 0; k < 200; ++k) {
+    const V3 gyro(0.01 * std::sin(0.01 * k), 0, 0);  // a small rocking rate
+    ASSERT_EQ(ef->update(gyro.cast<float>(), rf.still_accel(), rf.joints, StandingSolo12<float>::Est::Joints::Zero(),
+                         0xF, 1e-3f),
+              Status::ok);
+    ASSERT_EQ(ed->update(gyro, rd.still_accel(), rd.joints, StandingSolo12<double>::Est::Joints::Zero(), 0xF, kDt),
+              Status::ok);
+  }
+  EXPECT_LT((ef->q().cast<double>() - ed->q()).cwiseAbs().maxCoeff(), 1e-4);
+  EXPECT_LT((ef->v().cast<double>() - ed->v()).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
+  StandingSolo12<double> r;
+  using Est = StandingSolo12<double>::Est;
+  auto est = std::make_unique<Est>();
+  const Est::Joints rates = Est::Joints::Zero();
+  const V3 acc = r.still_accel();
+  EXPECT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0xF, kDt), Status::invalid_input);  // before init
+  auto bad_settings = r.settings();
+  bad_settings.max_gap = 0.5;
+  EXPECT_EQ(est->init(r.model, r.frames, bad_settings), Status::invalid_input);
+  std::array<int, 4> bad_frames = r.frames;
+  bad_frames[2] = 9999;
+  EXPECT_EQ(est->init(r.model, bad_frames, r.settings()), Status::invalid_input);
+  ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
+  EXPECT_EQ(est->init(r.model, r.frames, r.settings()), Status::invalid_input);               // once
+  EXPECT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0x0, kDt), Status::invalid_input);  // no foot at the start
+  ASSERT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0xF, kDt), Status::ok);
+  const auto kept = est->filter().state();
+  const auto P = est->filter().covariance();
+  auto expect_refused = [&](Status want, const V3& g, const V3& a, const Est::Joints& enc, const Est::Joints& w,
+                            double dt, const char* what) {
+    EXPECT_EQ(est->update(g, a, enc, w, 0xF, dt), want) << what;
+    EXPECT_EQ(est->q(), Est::Config::Zero()) << what;
+    EXPECT_EQ(est->v(), Est::Tangent::Zero()) << what;
+    const auto now = est->filter().state();
+    EXPECT_TRUE(now.R == kept.R && now.v == kept.v && now.p == kept.p && now.gyro_bias == kept.gyro_bias) << what;
+    EXPECT_EQ(est->filter().covariance(), P) << what;
+  };
+  const double nan = std::nan("");
+  expect_refused(Status::invalid_input, V3(nan, 0, 0), acc, r.joints, rates, kDt, "NaN gyro");
+  expect_refused(Status::invalid_input, V3::Zero(), V3(0, 0, 300), r.joints, rates, kDt, "saturated accelerometer");
+  Est::Joints enc = r.joints;
+  enc[4] = nan;
+  expect_refused(Status::invalid_input, V3::Zero(), acc, enc, rates, kDt, "NaN encoder");
+  enc = r.joints;
+  enc[4] = 1e3;
+  expect_refused(Status::invalid_input, V3::Zero(), acc, enc, rates, kDt, "encoder out of range");
+  Est::Joints w = rates;
+  w[0] = std::numeric_limits<double>::infinity();
+  expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, w, kDt, "infinite joint rate");
+  expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, rates, 0.0, "dt zero");
+  expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, rates, nan, "dt NaN");
+  expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, rates, -kDt, "dt negative");
+  // a gap longer than max_gap restarts the filter at rest: counted, ok
+  EXPECT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0xF, 0.25), Status::ok);
+  EXPECT_EQ(est->restarts(), 1u);
+  EXPECT_NEAR(est->q()[2], r.height, 1e-9);
+}
+
+TEST(AllocEstimation, NoHeapInALeggedEstimatorUpdate) {
+  StandingSolo12<double> r;
+  using Est = StandingSolo12<double>::Est;
+  auto est = std::make_unique<Est>();
+  ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
+  Status s1 = Status::ok, s2 = Status::ok;
+  const std::size_t calls = heap_calls([&] {
+    s1 = est->update(V3::Zero(), r.still_accel(), r.joints, Est::Joints::Zero(), 0xF, kDt);
+    s2 = est->update(V3(0.01, 0, 0), r.still_accel(), r.joints, Est::Joints::Zero(), 0x7, kDt);
+  });
+  EXPECT_EQ(calls, 0u);
+  EXPECT_EQ(s1, Status::ok);
+  EXPECT_EQ(s2, Status::ok);
 }
 
 }  // namespace

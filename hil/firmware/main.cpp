@@ -1,5 +1,5 @@
-// The HIL firmware: the solo12 balance controller (talus/control/balance_controller.hpp) in the link loop
-// (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
+// The HIL firmware: the solo12 state estimator (talus/estimation/legged_estimator.hpp) and
+// balance controller (talus/control/balance_controller.hpp) in the link loop (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
 // code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
 // process with pipes), logs go to stderr. HIL_FREERTOS: the same loop as a FreeRTOS task
 // (port/freertos; statically allocated, 16 KB of stack), the third configuration.
@@ -20,8 +20,10 @@
 namespace {
 using Model = talus::models::solo12::Model<double>;
 using Controller = talus::BalanceController<Model>;
+using Estimator = talus::LeggedEstimator<Model, 4>;
 const Model model = talus::models::solo12::make_model<double>();
 Controller controller;
+Estimator estimator;
 
 void log(const char* s) {
   std::size_t n = 0;
@@ -47,10 +49,18 @@ void log(const char* s) {
     log("hil firmware: controller init failed\n");
     talus::port::exit(2);
   }
-  log("hil firmware: solo12 balance controller ready\n");
+  // The estimator: the rig's feet are spheres of 1 cm radius centred on the foot frames; the
+  // IMU noise is ImuNoise's default (a BMI088, the part the plant simulates).
+  talus::LeggedEstimatorSettings<double> ecfg;
+  ecfg.foot_height = 0.01;
+  if (estimator.init(model, {feet[0], feet[1], feet[2], feet[3]}, ecfg) != talus::Status::ok) {
+    log("hil firmware: estimator init failed\n");
+    talus::port::exit(2);
+  }
+  log("hil firmware: solo12 estimator and balance controller ready\n");
   talus::hil::FirmwareConfig cfg;
   cfg.instructions_per_tick = HIL_INSTRUCTIONS_PER_TICK;
-  talus::hil::run_firmware(controller, cfg);
+  talus::hil::run_firmware(controller, estimator, cfg);
 }
 
 #if defined(HIL_FREERTOS)

@@ -16,7 +16,7 @@
 namespace {
 
 using namespace talus::hil;
-using Sensor = SensorMessage<19, 18>;  // solo12
+using Sensor = SensorMessage<12>;  // solo12
 using Command = CommandMessage<12>;
 
 struct Rng {  // xorshift64*: deterministic, no libc state
@@ -25,8 +25,13 @@ struct Rng {  // xorshift64*: deterministic, no libc state
     s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
     return s * 0x2545F4914F6CDD1Dull;
   }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(next() >> 11) * 0x1.0p-53; }
   int index(int n) { return static_cast<int>(next() % static_cast<std::uint64_t>(n)); }
+  // A value exact in binary32 by construction (a 24-bit integer times 2^e, |x| < 2^(23+e)), not
+  // by a double → float → double round trip: GCC 12.2 at -O3 drops that round trip when its
+  // SLP vectorizer packs these loops (a miscompile; -fno-tree-slp-vectorize keeps it).
+  double binary32(int e) {
+    return std::ldexp(static_cast<double>(static_cast<std::int32_t>(next() >> 40) - (1 << 23)), e);
+  }
 };
 
 Sensor random_sensor(Rng& r, std::uint32_t seq) {
@@ -34,8 +39,12 @@ Sensor random_sensor(Rng& r, std::uint32_t seq) {
   m.sequence = seq;
   m.plant_time_ns = r.next();
   // Values on the wire are binary32: round trips are exact for values that are floats.
-  for (double& x : m.q) x = static_cast<float>(r.uniform(-4, 4));
-  for (double& x : m.v) x = static_cast<float>(r.uniform(-20, 20));
+  for (std::int32_t& x : m.encoder) x = static_cast<std::int32_t>(r.next());
+  for (double& x : m.joint_rate) x = r.binary32(-18);
+  for (double& x : m.gyro) x = r.binary32(-18);
+  for (double& x : m.accel) x = r.binary32(-15);
+  for (double& x : m.attitude) x = r.binary32(-23);
+  m.flags = static_cast<std::uint8_t>(r.next());
   m.contacts = static_cast<std::uint8_t>(r.next());
   m.request = static_cast<std::uint8_t>(r.next());
   return m;
@@ -43,20 +52,30 @@ Sensor random_sensor(Rng& r, std::uint32_t seq) {
 Command random_command(Rng& r, std::uint32_t seq) {
   Command m;
   m.sequence = seq;
-  for (double& x : m.tau) x = static_cast<float>(r.uniform(-3, 3));
+  for (double& x : m.tau) x = r.binary32(-21);
   m.state = static_cast<std::uint8_t>(r.next());
   m.step_instructions = static_cast<std::uint32_t>(r.next());
+  m.estimate_instructions = static_cast<std::uint32_t>(r.next());
   for (std::uint32_t& x : m.faults) x = static_cast<std::uint32_t>(r.next());
+  for (double& x : m.position) x = r.binary32(-19);
+  for (double& x : m.orientation) x = r.binary32(-23);
+  for (double& x : m.velocity) x = r.binary32(-20);
   return m;
 }
 bool same(const Sensor& a, const Sensor& b) {
-  return a.sequence == b.sequence && a.plant_time_ns == b.plant_time_ns &&
-         std::memcmp(a.q.data(), b.q.data(), sizeof a.q) == 0 && std::memcmp(a.v.data(), b.v.data(), sizeof a.v) == 0 &&
+  return a.sequence == b.sequence && a.plant_time_ns == b.plant_time_ns && a.encoder == b.encoder &&
+         std::memcmp(a.joint_rate.data(), b.joint_rate.data(), sizeof a.joint_rate) == 0 &&
+         std::memcmp(a.gyro.data(), b.gyro.data(), sizeof a.gyro) == 0 &&
+         std::memcmp(a.accel.data(), b.accel.data(), sizeof a.accel) == 0 &&
+         std::memcmp(a.attitude.data(), b.attitude.data(), sizeof a.attitude) == 0 && a.flags == b.flags &&
          a.contacts == b.contacts && a.request == b.request;
 }
 bool same(const Command& a, const Command& b) {
   return a.sequence == b.sequence && std::memcmp(a.tau.data(), b.tau.data(), sizeof a.tau) == 0 && a.state == b.state &&
-         a.step_instructions == b.step_instructions && a.faults == b.faults;
+         a.step_instructions == b.step_instructions && a.estimate_instructions == b.estimate_instructions &&
+         a.faults == b.faults && std::memcmp(a.position.data(), b.position.data(), sizeof a.position) == 0 &&
+         std::memcmp(a.orientation.data(), b.orientation.data(), sizeof a.orientation) == 0 &&
+         std::memcmp(a.velocity.data(), b.velocity.data(), sizeof a.velocity) == 0;
 }
 template <class Msg>
 std::vector<std::uint8_t> frame(const Msg& m) {
@@ -114,8 +133,9 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   Parser<Command> pc;
   for (std::uint32_t seq = 1; seq <= 200; ++seq) {
     Sensor s = random_sensor(r, seq), s2;
-    if (seq == 7) s.q[3] = std::numeric_limits<double>::quiet_NaN();  // values are the receiver's to judge
-    if (seq == 8) s.v[0] = -0.0;
+    if (seq == 7) s.gyro[2] = std::numeric_limits<double>::quiet_NaN();  // values are the receiver's to judge
+    if (seq == 8) s.joint_rate[0] = -0.0;
+    if (seq == 9) s.encoder[3] = std::numeric_limits<std::int32_t>::min();  // counts are signed
     const auto fs = frame(s);
     ASSERT_LE(fs.size(), max_frame_size<Sensor>());
     EXPECT_EQ(fs.back(), 0);
@@ -129,17 +149,17 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   }
   EXPECT_EQ(ps.stats().accepted, 200u);
   EXPECT_EQ(ps.stats().rejected() + ps.stats().missed, 0u);
-  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 168u);  // the sizes protocol.hpp states
-  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 87u);
+  EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 157u);  // the sizes protocol.hpp states
+  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 139u);
 }
 
 TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {
   Sensor m;
   m.sequence = 7;
-  m.q[0] = 0.1;           // not a float: arrives rounded to the nearest float
-  m.q[1] = std::nan("");  // a broken encoder's NaN must reach the controller
-  m.v[0] = -std::numeric_limits<double>::infinity();
-  m.v[1] = 1e300;  // beyond float: arrives as +Inf (refused by the controller)
+  m.gyro[0] = 0.1;           // not a float: arrives rounded to the nearest float
+  m.gyro[1] = std::nan("");  // a broken IMU's NaN must reach the estimator
+  m.accel[0] = -std::numeric_limits<double>::infinity();
+  m.accel[1] = 1e300;  // beyond float: arrives as +Inf (refused by the estimator)
   std::uint8_t frame[max_frame_size<Sensor>()];
   const std::size_t n = encode_frame(m, frame, sizeof frame);
   Parser<Sensor> p;
@@ -148,10 +168,10 @@ TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {
   ASSERT_TRUE(got);
   Sensor out;
   p.take(out);
-  EXPECT_EQ(out.q[0], static_cast<double>(0.1f));
-  EXPECT_TRUE(std::isnan(out.q[1]));
-  EXPECT_EQ(out.v[0], -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(out.v[1], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(out.gyro[0], static_cast<double>(0.1f));
+  EXPECT_TRUE(std::isnan(out.gyro[1]));
+  EXPECT_EQ(out.accel[0], -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(out.accel[1], std::numeric_limits<double>::infinity());
 }
 
 TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
@@ -248,7 +268,7 @@ TEST(HilProtocol, FuzzMillionFramesNeverAcceptsACorruptedFrame) {
   Command templ = random_command(r, 0);
   for (int i = 1; i <= kFrames; ++i) {
     templ.sequence = static_cast<std::uint32_t>(i);
-    templ.tau[static_cast<std::size_t>(i % 12)] = static_cast<float>(r.uniform(-3, 3));  // binary32 on the wire
+    templ.tau[static_cast<std::size_t>(i % 12)] = r.binary32(-21);  // binary32 on the wire
     m = templ;
     std::size_t n = encode_frame(m, buf.data(), buf.size());
     const std::vector<std::uint8_t> original(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));

@@ -159,6 +159,7 @@ class BalanceController {
   using Tree = typename ModelT::Tree;
   static constexpr int nq = ModelT::nq, nv = ModelT::nv, nj = ModelT::nv - 6;
   static constexpr int max_rows = 3 * NumFeet;
+  static constexpr int num_feet = NumFeet;
   static_assert(NumFeet >= 1, "talus::BalanceController: at least one foot");
   static_assert(nj == 3 * NumFeet,
                 "talus::BalanceController: a floating base and three joints per leg (nv = 6 + 3 NumFeet), "

@@ -4,9 +4,13 @@
 /// as the link, or a POSIX process with two file descriptors): the same code on every target.
 ///
 /// Each byte from port::link_read goes to the sensor-frame Parser (protocol.hpp). For every
-/// accepted sensor frame: one controller step (timed with port::cycles()), then one command
-/// frame echoing the sensor frame's sequence, with the torques, the controller state, the
-/// step's instruction count and the fault counters:
+/// accepted sensor frame (encoders, joint rates, IMU, contact switches: no base state):
+///   1. the state estimator's update (talus/estimation/legged_estimator.hpp) turns the
+///      measurements into the base's q and v; the feet in contact are the switches when the
+///      frame has them, otherwise the feet the controller stands on (its stance);
+///   2. one controller step on the estimate (each stage timed with port::cycles());
+///   3. one command frame echoing the sensor frame's sequence, with the torques, the
+///      controller state, both stages' instruction counts, the estimate and the fault counters:
 ///   rx_rejected     frames the parser refused (bad COBS, CRC, length, type, version, repeated, stale)
 ///   rx_missed       sensor sequence numbers never received (gaps between accepted frames)
 ///   watchdog        times the link was silent for more than FirmwareConfig::watchdog_periods
@@ -18,10 +22,15 @@
 ///   sensor_invalid  frames the controller refused (NaN, out of range)
 ///   talus           steps where a talus call returned a non-ok Status (damping commanded)
 ///   cone_fallback   steps where the friction-cone solver hit its cap (its last, in-cone iterate commanded)
+///   estimator       frames the estimator refused (a NaN or saturated IMU sample, an encoder out of
+///                   range): the controller is then given a frame it refuses (sensor_invalid), so
+///                   it commands damping on the measured joint rates
+///   restart         estimator restarts after a gap longer than its max_gap (a silent link)
 /// A sensor frame with Request::request_end is answered, then the program ends (exit 0).
 /// Nothing allocates; the parser and controller are static objects.
 #include <hil/protocol.hpp>
 #include <talus/control/balance_controller.hpp>
+#include <talus/estimation/legged_estimator.hpp>
 #include <talus/rt/log.hpp>
 #include <talus/rt/port.hpp>
 
@@ -36,16 +45,51 @@ struct FirmwareConfig {
   // clang-format on
 };
 
+/// The feet the controller stands on (bit k: foot k's contact switched on): the estimator's
+/// contacts on a robot without foot switches.
 template <class Controller>
-[[noreturn]] void run_firmware(Controller& ctl, const FirmwareConfig& cfg) {
-  constexpr int nq = Controller::nq, nv = Controller::nv, nj = Controller::nj;
-  using Sensor = SensorMessage<nq, nv>;
+unsigned controller_stance(const Controller& ctl) {
+  unsigned mask = 0;
+  for (int k = 0; k < Controller::num_feet; ++k)
+    if (ctl.constraints().is_active(k)) mask |= 1u << k;
+  return mask;
+}
+
+/// Stage 1: the sensor frame into the estimator. On a refusal the controller gets a frame it
+/// refuses in turn (zero quaternion) with the measured joint rates, so it commands damping.
+template <class Estimator, class Sensor>
+Status estimate(Estimator& est, const Sensor& sensor, unsigned touching, double dt, typename Estimator::Config& q,
+                typename Estimator::Tangent& v) {
+  using S = typename Estimator::S;
+  typename Estimator::Joints encoders, rates;
+  for (int k = 0; k < Estimator::nj; ++k) {
+    encoders[k] = static_cast<S>(sensor.encoder[static_cast<std::size_t>(k)] * kEncoderStep);
+    rates[k] = static_cast<S>(sensor.joint_rate[static_cast<std::size_t>(k)]);
+  }
+  Vector3<S> gyro, accel;
+  for (int k = 0; k < 3; ++k) {
+    gyro[k] = static_cast<S>(sensor.gyro[static_cast<std::size_t>(k)]);
+    accel[k] = static_cast<S>(sensor.accel[static_cast<std::size_t>(k)]);
+  }
+  const Status s = est.update(gyro, accel, encoders, rates, touching, static_cast<S>(dt));
+  q = est.q();
+  v = est.v();
+  if (s != Status::ok) v.template tail<Estimator::nj>() = rates;
+  return s;
+}
+
+template <class Controller, class Estimator>
+[[noreturn]] void run_firmware(Controller& ctl, Estimator& est, const FirmwareConfig& cfg) {
+  constexpr int nj = Controller::nj;
+  static_assert(Estimator::nq == Controller::nq && Estimator::nv == Controller::nv,
+                "run_firmware: the estimator and the controller must be of one model");
+  using Sensor = SensorMessage<nj>;
   using Command = CommandMessage<nj>;
   static Parser<Sensor> parser;
   static Sensor sensor;
   static Command command;
   static std::uint8_t frame[max_frame_size<Command>()];
-  std::uint32_t watchdog_trips = 0;
+  std::uint32_t watchdog_trips = 0, estimator_refusals = 0;
   bool started = false, silent = false;
   std::uint64_t last_rx = port::now_ns(), last_plant_ns = 0;
   for (;;) {
@@ -58,18 +102,20 @@ template <class Controller>
         ++watchdog_trips;  // the link was silent for more than watchdog_periods periods
         ctl.enter_safe();
       }
+      const double dt = started ? static_cast<double>(sensor.plant_time_ns - last_plant_ns) * 1e-9 : 0.0;
       started = true;
       silent = false;
       last_rx = port::now_ns();
       last_plant_ns = sensor.plant_time_ns;
+      const unsigned touching = (sensor.flags & sensor_has_switches) ? sensor.contacts : controller_stance(ctl);
       typename Controller::Config q;
       typename Controller::Tangent v;
-      for (int k = 0; k < nq; ++k) q[k] = sensor.q[static_cast<std::size_t>(k)];
-      for (int k = 0; k < nv; ++k) v[k] = sensor.v[static_cast<std::size_t>(k)];
       const double t = static_cast<double>(sensor.plant_time_ns) * 1e-9;
       const std::uint64_t c0 = port::cycles();
-      const typename Controller::Output out = ctl.step(t, q, v, sensor.request & 0x0Fu, sensor.contacts);
+      if (estimate(est, sensor, touching, dt, q, v) != Status::ok) ++estimator_refusals;
       const std::uint64_t c1 = port::cycles();
+      const typename Controller::Output out = ctl.step(t, q, v, sensor.request & 0x0Fu, touching);
+      const std::uint64_t c2 = port::cycles();
 #ifdef HIL_DEBUG_STATUS
       if (out.solver_iterations > 0) {
         talus::rt::LogLine<32> line;
@@ -85,13 +131,20 @@ template <class Controller>
       command.sequence = sensor.sequence;
       for (int k = 0; k < nj; ++k) command.tau[static_cast<std::size_t>(k)] = out.tau[k];
       command.state = static_cast<std::uint8_t>(out.state);
-      command.step_instructions = static_cast<std::uint32_t>((c1 - c0) * cfg.instructions_per_tick);
+      command.estimate_instructions = static_cast<std::uint32_t>((c1 - c0) * cfg.instructions_per_tick);
+      command.step_instructions = static_cast<std::uint32_t>((c2 - c1) * cfg.instructions_per_tick);
+      for (int k = 0; k < 3; ++k) command.position[static_cast<std::size_t>(k)] = q[k];
+      for (int k = 0; k < 4; ++k) command.orientation[static_cast<std::size_t>(k)] = q[3 + k];
+      const Vector3<typename Controller::S> v_world = est.filter().velocity();
+      for (int k = 0; k < 3; ++k) command.velocity[static_cast<std::size_t>(k)] = v_world[k];
       command.faults[fault_rx_rejected] = parser.stats().rejected();
       command.faults[fault_rx_missed] = parser.stats().missed;
       command.faults[fault_watchdog] = watchdog_trips;
       command.faults[fault_sensor_invalid] = ctl.sensor_invalid;
       command.faults[fault_talus] = ctl.talus_failures;
       command.faults[fault_cone_fallback] = ctl.cone_fallbacks;
+      command.faults[fault_estimator] = estimator_refusals;
+      command.faults[fault_restart] = est.restarts();
       const std::size_t len = encode_frame(command, frame, sizeof frame);
       (void)port::link_write(frame, len);
       if (sensor.request & request_end) port::exit(0);

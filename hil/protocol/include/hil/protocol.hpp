@@ -11,13 +11,12 @@
 ///                   the sensor frame it answers
 ///   payload         fixed length per type (a frame of another length: bad_length)
 ///   CRC-32    u32   over version .. payload (crc32.hpp says why 32 bits)
-/// All integers little-endian, whatever the host's order; q, v and τ as IEEE 754 binary32
-/// (float): encoders, IMUs and drives resolve far less than float's 24 bits, and it halves the
+/// All integers little-endian, whatever the host's order; measurements and τ as IEEE 754
+/// binary32 (float): IMUs and drives resolve far less than float's 24 bits, and it halves the
 /// frames, which matters on a serial link (and on the emulated board, whose UART0 moves one
 /// byte per QEMU main-loop iteration, ~50 µs: a double-precision round trip took ~24 ms).
-/// Sizes for solo12 (nq 19, nv 18, 12 joints): sensor 168 bytes, command 87 bytes before COBS
-/// (+2 for COBS, +1 delimiter). At 1 kHz with 10-bit UART characters that is 1.7 Mbit/s from the
-/// plant and 0.9 Mbit/s back: a real board needs a fast UART (≥ 2 Mbaud), SPI or Ethernet for
+/// Sizes for solo12 (12 joints): sensor 157 bytes, command 139 bytes before COBS (+2 for COBS,
+/// +1 delimiter). At 1 kHz with 10-bit UART characters that is 1.6 Mbit/s each way: a real board needs a fast UART (≥ 2 Mbaud), SPI or Ethernet for
 /// 1 kHz; the emulated board's UART over TCP has no baud rate.
 ///
 /// Receiving: Parser takes bytes as they arrive, resynchronises at every 0x00, and accepts a
@@ -33,7 +32,7 @@
 
 namespace talus::hil {
 
-constexpr std::uint8_t kVersion = 1;
+constexpr std::uint8_t kVersion = 2;    ///< 2: sensors only (encoders, IMU, switches); 1 sent the plant's state
 constexpr std::size_t kHeaderSize = 6;  ///< version, type, sequence
 constexpr std::size_t kCrcSize = 4;
 
@@ -44,9 +43,18 @@ enum class MessageType : std::uint8_t { sensor = 1, command = 2 };
 struct Writer {
   std::uint8_t* p;
   void u8(std::uint8_t x) { *p++ = x; }
-  void u16(std::uint16_t x) { u8(static_cast<std::uint8_t>(x)), u8(static_cast<std::uint8_t>(x >> 8)); }
-  void u32(std::uint32_t x) { u16(static_cast<std::uint16_t>(x)), u16(static_cast<std::uint16_t>(x >> 16)); }
-  void u64(std::uint64_t x) { u32(static_cast<std::uint32_t>(x)), u32(static_cast<std::uint32_t>(x >> 32)); }
+  void u16(std::uint16_t x) {
+    u8(static_cast<std::uint8_t>(x));
+    u8(static_cast<std::uint8_t>(x >> 8));
+  }
+  void u32(std::uint32_t x) {
+    u16(static_cast<std::uint16_t>(x));
+    u16(static_cast<std::uint16_t>(x >> 16));
+  }
+  void u64(std::uint64_t x) {
+    u32(static_cast<std::uint32_t>(x));
+    u32(static_cast<std::uint32_t>(x >> 32));
+  }
   void f64(double x) {
     std::uint64_t u;
     std::memcpy(&u, &x, sizeof u);
@@ -97,33 +105,62 @@ enum Request : std::uint8_t {
   request_end = 1u << 7,         ///< last frame of the run: answer it, then stop
 };
 
-/// Plant → firmware, once per period: the plant's state after its last step, in talus's
-/// conventions (joints.hpp): q = [base position (m, world); base quaternion (w, x, y, z);
-/// joint angles (rad)], v = [base angular velocity ω (rad/s) and base origin velocity (m/s),
-/// both in the BASE frame; joint velocities (rad/s)]. contacts: bit k set if foot k touches
-/// the ground. request: Request bits.
-template <int NQ, int NV>
+/// Joint encoders: a joint angle is a signed count of kEncoderStep radians (an 18-bit
+/// joint-side absolute encoder, 2π/2¹⁸ = 24 µrad per count, as on ANYmal's drives; Solo-12's
+/// 5000-line motor encoders behind their 9:1 gear resolve 35 µrad).
+constexpr double kEncoderStep = 6.283185307179586 / 262144.0;
+
+/// Bits of SensorMessage::flags: which optional measurements the frame carries.
+enum SensorFlags : std::uint8_t {
+  sensor_has_attitude = 1u << 0,  ///< attitude holds the IMU's own orientation estimate
+  sensor_has_switches = 1u << 1,  ///< contacts holds the feet's contact switches
+};
+
+/// Plant → firmware, once per period: what a legged robot's firmware measures, nothing more
+/// (no base pose, no base velocity). NJ joints in the model's joint order.
+///   encoder      joint angles, counts of kEncoderStep rad (quantised)
+///   joint_rate   joint velocities from the drives (rad/s, noisy)
+///   gyro         IMU angular rate (rad/s), IMU axes = the base frame B
+///   accel        IMU specific force (m/s², B axes; +9.81 along B's z when level at rest)
+///   attitude     the IMU's own orientation estimate (w, x, y, z; B in its world; yaw drifts),
+///                valid when flags has sensor_has_attitude
+///   contacts     bit k: foot k's contact switch, valid when flags has sensor_has_switches
+///   request      Request bits
+/// The IMU samples at the period (1 kHz): gyro and accel are the period's samples.
+template <int NJ>
 struct SensorMessage {
   static constexpr MessageType type = MessageType::sensor;
-  static constexpr std::size_t payload_size = 8 + 4 * NQ + 4 * NV + 2;
+  static constexpr std::size_t payload_size = 8 + 4 * NJ + 4 * NJ + 4 * 3 + 4 * 3 + 4 * 4 + 3;
   std::uint32_t sequence = 0;
   std::uint64_t plant_time_ns = 0;
-  std::array<double, NQ> q{};
-  std::array<double, NV> v{};
+  std::array<std::int32_t, NJ> encoder{};
+  std::array<double, NJ> joint_rate{};
+  std::array<double, 3> gyro{};
+  std::array<double, 3> accel{};
+  std::array<double, 4> attitude{1, 0, 0, 0};
+  std::uint8_t flags = 0;
   std::uint8_t contacts = 0;
   std::uint8_t request = 0;
 
   void write(Writer& w) const {
     w.u64(plant_time_ns);
-    for (double x : q) w.f32(x);
-    for (double x : v) w.f32(x);
+    for (std::int32_t x : encoder) w.u32(static_cast<std::uint32_t>(x));
+    for (double x : joint_rate) w.f32(x);
+    for (double x : gyro) w.f32(x);
+    for (double x : accel) w.f32(x);
+    for (double x : attitude) w.f32(x);
+    w.u8(flags);
     w.u8(contacts);
     w.u8(request);
   }
   void read(Reader& r) {
     plant_time_ns = r.u64();
-    for (double& x : q) x = r.f32();
-    for (double& x : v) x = r.f32();
+    for (std::int32_t& x : encoder) x = static_cast<std::int32_t>(r.u32());
+    for (double& x : joint_rate) x = r.f32();
+    for (double& x : gyro) x = r.f32();
+    for (double& x : accel) x = r.f32();
+    for (double& x : attitude) x = r.f32();
+    flags = r.u8();
     contacts = r.u8();
     request = r.u8();
   }
@@ -137,34 +174,50 @@ enum Fault : int {
   fault_sensor_invalid,  ///< sensor frames with NaN or out-of-range values
   fault_talus,           ///< steps where a talus call returned a non-ok Status (damping commanded)
   fault_cone_fallback,   ///< steps where the friction-cone solver hit its iteration cap (its last iterate commanded)
+  fault_estimator,       ///< frames the state estimator refused (the controller then commanded damping)
+  fault_restart,         ///< estimator restarts after a gap in the samples
   fault_count
 };
 
 /// Firmware → plant, once per period: the joint torques (N·m, joint order of the model) that
-/// answer the sensor frame `sequence`, the controller's state, the instruction count of the
-/// control step that produced them (QEMU -icount instructions or DWT cycles on Cortex-M; 0 where
-/// not measured).
+/// answer the sensor frame `sequence`, the controller's state, the instruction counts of the
+/// estimator's update and of the controller's step that produced them (QEMU -icount
+/// instructions or DWT cycles on Cortex-M; 0 where not measured), the fault counters, and the
+/// estimate the controller used (for the rig's log and verdict: base position (m) and
+/// velocity (m/s) in the estimate's world frame, orientation (w, x, y, z)).
 template <int NJ>
 struct CommandMessage {
   static constexpr MessageType type = MessageType::command;
-  static constexpr std::size_t payload_size = 4 * NJ + 1 + 4 + 4 * fault_count;
+  static constexpr std::size_t payload_size = 4 * NJ + 1 + 4 + 4 + 4 * fault_count + 4 * 10;
   std::uint32_t sequence = 0;
   std::array<double, NJ> tau{};
   std::uint8_t state = 0;
-  std::uint32_t step_instructions = 0;
+  std::uint32_t step_instructions = 0;      ///< the controller's step
+  std::uint32_t estimate_instructions = 0;  ///< the estimator's update
   std::array<std::uint32_t, fault_count> faults{};
+  std::array<double, 3> position{};
+  std::array<double, 4> orientation{1, 0, 0, 0};
+  std::array<double, 3> velocity{};
 
   void write(Writer& w) const {
     for (double x : tau) w.f32(x);
     w.u8(state);
     w.u32(step_instructions);
+    w.u32(estimate_instructions);
     for (std::uint32_t x : faults) w.u32(x);
+    for (double x : position) w.f32(x);
+    for (double x : orientation) w.f32(x);
+    for (double x : velocity) w.f32(x);
   }
   void read(Reader& r) {
     for (double& x : tau) x = r.f32();
     state = r.u8();
     step_instructions = r.u32();
+    estimate_instructions = r.u32();
     for (std::uint32_t& x : faults) x = r.u32();
+    for (double& x : position) x = r.f32();
+    for (double& x : orientation) x = r.f32();
+    for (double& x : velocity) x = r.f32();
   }
 };
 

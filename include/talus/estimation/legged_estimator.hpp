@@ -1,0 +1,179 @@
+#pragma once
+/// \file legged_estimator.hpp
+/// The base state of a legged robot from what its firmware measures, once per control period:
+/// joint encoders, joint rates, an IMU and which feet touch the ground, in; the floating
+/// base's q and v for a controller (balance_controller.hpp), out. It is the invariant EKF
+/// (invariant_ekf.hpp) fed by the feet's kinematics (leg_kinematics.hpp), with the start-up
+/// and the bookkeeping a firmware would otherwise write itself.
+///
+/// **Frames and units.** The IMU frame is the root body's frame B (a rotated IMU: rotate its
+/// samples into B first; a lever arm is not modelled). The estimate's world frame W is fixed
+/// at the first update: z up with the ground at z = 0, origin below the base, yaw zero. Roll
+/// and pitch come from the accelerometer, the height from the feet (each foot frame at
+/// Settings::foot_height above the ground). Yaw and the horizontal position are not observable
+/// and drift (invariant_ekf.hpp); velocity, tilt and the height above the stance feet are.
+///
+/// **One update** (update(), dt = the time since the previous sample, s):
+///   1. check: every input finite, the encoders inside the model's joint range (widened by
+///      1e-3 rad), dt in (0, 0.1] after the first update;
+///   2. the feet's positions in B and their covariances, leg_kinematics (one kinematic sweep);
+///   3. the first update starts the filter at rest (R from the accelerometer, v = 0, the height
+///      from the feet that touch; with no foot touching, it refuses); later ones propagate the
+///      IMU sample over dt;
+///   4. contacts: the feet whose bit is set in `touching` (switches, or the caller's own
+///      detection) are added when they land and removed when they lift; the feet in contact
+///      correct the estimate;
+///   5. the estimate in talus's conventions: q = [p̂; quaternion of R̂; encoders], v = [ω̃ − b̂_g;
+///      R̂ᵀ v̂; joint rates] (the base's ω and v in B, as joints.hpp's free flyer).
+/// A gap between samples longer than Settings::max_gap (a link that was away) restarts the
+/// filter as at the first update (restarts() counts them): a rest start is the best a
+/// firmware knows after such a gap, and integrating the IMU over it would not be.
+///
+/// **Bad input.** Status invalid_input for a NaN or saturated IMU sample, an encoder or joint
+/// rate NaN or out of range, dt out of range, or no foot touching at the start: the filter is
+/// kept bit for bit (filter().failure() names an IMU refusal). A correction the filter refuses
+/// after the IMU step (singular, overflow, a foot measurement beyond 10 m) keeps the propagated
+/// estimate without the feet's correction. On any refusal q() and v() are zero until the next
+/// ok update. Nothing allocates; every update does the same work (the EKF's covariance has its
+/// full size whatever the contacts).
+#include <array>
+#include <cmath>
+#include <cstdint>
+
+#include <Eigen/Geometry>
+
+#include <talus/estimation/invariant_ekf.hpp>
+#include <talus/estimation/leg_kinematics.hpp>
+#include <talus/math/quaternion.hpp>
+
+namespace talus {
+
+/// How the feet are measured and what the filter assumes (defaults: ImuNoise's BMI088).
+template <class S>
+struct LeggedEstimatorSettings {
+  S encoder_std = S(2e-4);  ///< σ_q (rad): the encoders' quantisation step/√12 plus the drive's noise
+  S model_std = S(2e-3);    ///< σ_m (m): the kinematic model's error at a foot (a round foot rolls)
+  S foot_height = S(0);     ///< m: a touching foot frame's height above the ground (a foot sphere's radius)
+  S max_gap = S(0.1);       ///< s: a longer gap between samples restarts the filter
+  ImuNoise<S> noise{};
+  ImuRange<S> range{};
+  InitialUncertainty<S> initial{};
+};
+
+/// Estimator of the floating base for ModelT (root joint a free flyer) with NumFeet feet.
+template <class ModelT, int NumFeet>
+class LeggedEstimator {
+ public:
+  using S = typename ModelT::Scalar;
+  static constexpr int nq = ModelT::nq, nv = ModelT::nv, nj = ModelT::nv - 6;
+  static_assert(nq == nv + 1, "talus::LeggedEstimator: every joint but the base has as many q as v entries");
+  using Config = Eigen::Matrix<S, nq, 1>;
+  using Tangent = Eigen::Matrix<S, nv, 1>;
+  using Joints = Eigen::Matrix<S, nj, 1>;
+  using Filter = InvariantEkf<S, NumFeet>;
+  using Feet = std::array<FootMeasurement<S>, NumFeet>;
+
+  /// Binds the model and the foot frames (foot k: contact bit k). invalid_input for an
+  /// unknown foot frame, a setting out of its domain or a second init().
+  Status init(const ModelT& model, const std::array<int, NumFeet>& foot_frames,
+              const LeggedEstimatorSettings<S>& settings) {
+    if (model_ != nullptr || !settings_valid(settings)) return Status::invalid_input;
+    for (int f : foot_frames)
+      if (f < 0 || f >= ModelT::nframes || model.frames[f].body < 0) return Status::invalid_input;
+    model_ = &model;
+    frames_ = foot_frames;
+    settings_ = settings;
+    filter_.noise = settings.noise;
+    filter_.range = settings.range;
+    filter_.gravity = model.gravity.template cast<S>();
+    return Status::ok;
+  }
+
+  /// One period's measurements (file comment): IMU samples in B (rad/s, m/s² specific force),
+  /// encoders (rad) and joint rates (rad/s) in the model's joint order, touching bit k for
+  /// foot k, dt (s) since the previous update (ignored by the first).
+  Status update(const Vector3<S>& gyro, const Vector3<S>& accel, const Joints& encoders, const Joints& joint_rates,
+                unsigned touching, S dt) {
+    q_.setZero();
+    v_.setZero();
+    if (model_ == nullptr) return Status::invalid_input;
+    if (!inputs_valid(encoders, joint_rates)) return Status::invalid_input;
+    if (filter_.initialized() && !(dt > S(0) && std::isfinite(dt))) return Status::invalid_input;
+    const bool start = !filter_.initialized() || dt > settings_.max_gap;
+    Feet feet;
+    if (Status s = leg_kinematics(*model_, data_, encoders, frames_, settings_.encoder_std, settings_.model_std, feet);
+        s != Status::ok)
+      return s;
+    std::array<bool, NumFeet> contact;
+    for (int k = 0; k < NumFeet; ++k) contact[k] = ((touching >> k) & 1u) != 0;
+    if (Status s = start ? start_filter(gyro, accel, contact, feet) : filter_.propagate(gyro, accel, dt);
+        s != Status::ok)
+      return s;
+    if (Status s = filter_.set_contacts(contact, feet); s != Status::ok) return s;
+    if (Status s = filter_.correct(feet); s != Status::ok) return s;
+    write_estimate(gyro, encoders, joint_rates);
+    return Status::ok;
+  }
+
+  const Config& q() const { return q_; }   ///< [p̂ (m, W); quaternion (w, x, y, z) of R̂; encoders]
+  const Tangent& v() const { return v_; }  ///< [ω̂, v̂ of the base in B; joint rates]
+  const Filter& filter() const { return filter_; }
+  std::uint32_t restarts() const { return restarts_; }  ///< starts after a gap (the first start not counted)
+
+ private:
+  static bool settings_valid(const LeggedEstimatorSettings<S>& s) {
+    return s.encoder_std >= S(0) && s.encoder_std < S(1) && s.model_std >= S(0) && s.model_std < S(1) &&
+           s.foot_height >= S(0) && s.foot_height < S(1) && s.max_gap > S(0) && s.max_gap <= S(0.1);
+  }
+
+  bool inputs_valid(const Joints& encoders, const Joints& joint_rates) const {
+    if (!all_finite(encoders) || !all_finite(joint_rates)) return false;
+    for (int i = 0; i < nj; ++i) {
+      const S lo = S(model_->lower_position_limit[7 + i]) - S(1e-3);
+      const S hi = S(model_->upper_position_limit[7 + i]) + S(1e-3);
+      if (!(encoders[i] >= lo && encoders[i] <= hi)) return false;
+    }
+    return true;
+  }
+
+  /// At rest: tilt from the accelerometer, yaw 0, v = 0, the base above the touching feet.
+  Status start_filter(const Vector3<S>& gyro, const Vector3<S>& accel, const std::array<bool, NumFeet>& contact,
+                      const Feet& feet) {
+    if (!all_finite(gyro) || !all_finite(accel) || !(accel.norm() > S(1))) return Status::invalid_input;
+    const Matrix3<S> R = Filter::tilt_from_accelerometer(accel);
+    S below = S(0);
+    int n = 0;
+    for (int k = 0; k < NumFeet; ++k)
+      if (contact[k]) {
+        below += (R * feet[k].position).z();
+        ++n;
+      }
+    if (n == 0) return Status::invalid_input;
+    const Vector3<S> p(S(0), S(0), settings_.foot_height - below / S(n));
+    const bool restart = filter_.initialized();
+    if (Status s = filter_.init(R, Vector3<S>::Zero(), p, settings_.initial); s != Status::ok) return s;
+    if (restart) ++restarts_;
+    return Status::ok;
+  }
+
+  void write_estimate(const Vector3<S>& gyro, const Joints& encoders, const Joints& joint_rates) {
+    const Eigen::Quaternion<S> quat(filter_.rotation());
+    q_.template head<3>() = filter_.position();
+    q_.template segment<4>(3) = quaternion_from_eigen(quat.normalized());
+    q_.template tail<nj>() = encoders;
+    v_.template head<3>() = gyro - filter_.gyro_bias();
+    v_.template segment<3>(3) = filter_.body_velocity();
+    v_.template tail<nj>() = joint_rates;
+  }
+
+  const ModelT* model_ = nullptr;
+  Data<ModelT> data_;
+  std::array<int, NumFeet> frames_{};
+  LeggedEstimatorSettings<S> settings_{};
+  Filter filter_;
+  Config q_ = Config::Zero();
+  Tangent v_ = Tangent::Zero();
+  std::uint32_t restarts_ = 0;
+};
+
+}  // namespace talus
