@@ -232,6 +232,60 @@ TEST(ConsistencyEstimation, CovarianceStaysSymmetricPositiveDefinite) {
   EXPECT_GT(P(2, 2), 0.02 * 0.02 * 0.99);
 }
 
+// The covariance step against the dense formula: P⁺ = Φ P Φᵀ with Φ = I + A dt built entry by
+// entry from Hartley et al. 2020 (§V-C), on a covariance with every coupling filled in by
+// corrections (the filter's own noise made negligible so that only Φ acts), and the Joseph
+// correction against the textbook P − K S Kᵀ it equals for the optimal gain.
+TEST(ConsistencyEstimation, CovarianceStepsMatchTheDenseFormulas) {
+  Truth T;
+  Noise N;
+  Ekf ekf;
+  std::mt19937_64 rng(11);
+  ASSERT_EQ(ekf.init(T.R(0), T.v(0), T.p(0)), Status::ok);
+  ASSERT_EQ(ekf.set_contacts({true, false, true, true}, measure_feet(T, 0, N.foot, rng)), Status::ok);
+  for (int k = 0; k < 50; ++k) {
+    ASSERT_EQ(ekf.propagate(T.omega(k * kDt), T.specific_force(k * kDt), kDt), Status::ok);
+    ASSERT_EQ(ekf.correct(measure_feet(T, (k + 1) * kDt, N.foot, rng)), Status::ok);
+  }
+  ekf.noise.gyro = ekf.noise.accel = ekf.noise.gyro_bias_walk = ekf.noise.accel_bias_walk = 1e-12;
+  ekf.noise.foot_velocity = 1e-12;
+  const Ekf::Covariance P0 = ekf.covariance();
+  const auto s = ekf.state();
+  const double dt = 2e-3;
+  ASSERT_EQ(ekf.propagate(V3(0.3, -0.2, 0.1), V3(0.5, 0.2, 9.7), dt), Status::ok);
+  Ekf::Covariance Phi = Ekf::Covariance::Identity();
+  const M3 Rdt = s.R * dt;
+  Phi.block<3, 3>(Ekf::iR, Ekf::ibg) = -Rdt;
+  Phi.block<3, 3>(Ekf::iv, Ekf::iR) = talus::skew<double>(kG) * dt;
+  Phi.block<3, 3>(Ekf::iv, Ekf::ibg) = -talus::skew<double>(s.v) * Rdt;
+  Phi.block<3, 3>(Ekf::iv, Ekf::iba) = -Rdt;
+  Phi.block<3, 3>(Ekf::ip, Ekf::iv) = M3::Identity() * dt;
+  Phi.block<3, 3>(Ekf::ip, Ekf::ibg) = -talus::skew<double>(s.p) * Rdt;
+  for (int j = 0; j < 4; ++j)
+    if (s.contact[j]) Phi.block<3, 3>(Ekf::id + 3 * j, Ekf::ibg) = -talus::skew<double>(s.feet[j]) * Rdt;
+  const Ekf::Covariance expected = Phi * P0 * Phi.transpose();
+  EXPECT_LT((ekf.covariance() - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff());
+
+  // One foot's correction: Joseph's result equals P − K S Kᵀ (the optimal gain).
+  Ekf one;
+  ASSERT_EQ(one.init(T.R(0), T.v(0), T.p(0)), Status::ok);
+  Feet f = measure_feet(T, 0, N.foot, rng);
+  ASSERT_EQ(one.set_contacts({true, false, false, false}, f), Status::ok);
+  ASSERT_EQ(one.propagate(T.omega(0), T.specific_force(0), kDt), Status::ok);
+  const Ekf::Covariance P1 = one.covariance();
+  const M3 R1 = one.rotation();
+  Eigen::Matrix<double, 3, Ekf::dim> H = Eigen::Matrix<double, 3, Ekf::dim>::Zero();
+  H.block<3, 3>(0, Ekf::ip) = -M3::Identity();
+  H.block<3, 3>(0, Ekf::id) = M3::Identity();
+  const M3 Nw = R1 * f[0].covariance * R1.transpose();
+  const M3 Sm = H * P1 * H.transpose() + Nw;
+  const Eigen::Matrix<double, Ekf::dim, 3> K = P1 * H.transpose() * Sm.inverse();
+  const Ekf::Covariance textbook = P1 - K * Sm * K.transpose();
+  f = measure_feet(T, kDt, N.foot, rng);
+  ASSERT_EQ(one.correct(f), Status::ok);
+  EXPECT_LT((one.covariance() - textbook).cwiseAbs().maxCoeff(), 1e-10 * textbook.cwiseAbs().maxCoeff());
+}
+
 TEST(ReliabilityEstimation, BadInputKeepsTheEstimate) {
   Truth T;
   Ekf ekf;

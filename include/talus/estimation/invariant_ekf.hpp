@@ -220,10 +220,8 @@ class InvariantEkf {
     const Vector3<S> w = gyro - bg_, a = accel - ba_;
     const Vector3<S> world_acc = R_ * a + gravity;
     // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45)
-    phi_rows(P_, dt, T_);  // T = Φ P
-    Covariance& B = scratch_;
-    B = T_.transpose();
-    phi_rows(B, dt, T_);  // T = Φ (Φ P)ᵀ = Φ P Φᵀ (P symmetric)
+    T_ = P_;
+    apply_phi(T_, dt);  // T = Φ P Φᵀ, in place
     add_process_noise(T_, dt);
     const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
     const Vector3<S> v_next = v_ + world_acc * dt;
@@ -338,21 +336,35 @@ class InvariantEkf {
     return Status::ok;
   }
 
-  /// out = Φ M for Φ = I + A dt (A of the right-invariant error with biases, state before the
-  /// step): only the rows of R, v, p and the feet in contact change, each by a few 3×3 blocks.
-  void phi_rows(const Covariance& M, S dt, Covariance& out) const {
-    out = M;
-    const Matrix3<S> R_dt = R_ * dt;
-    const auto Mbg = M.template middleRows<3>(ibg);
-    const auto Mba = M.template middleRows<3>(iba);
-    out.template middleRows<3>(iR).noalias() -= R_dt * Mbg;
-    out.template middleRows<3>(iv).noalias() += (skew<S>(gravity) * dt) * M.template middleRows<3>(iR);
-    out.template middleRows<3>(iv).noalias() -= (skew<S>(v_) * R_dt) * Mbg;
-    out.template middleRows<3>(iv).noalias() -= R_dt * Mba;
-    out.template middleRows<3>(ip).noalias() += dt * M.template middleRows<3>(iv);
-    out.template middleRows<3>(ip).noalias() -= (skew<S>(p_) * R_dt) * Mbg;
+  /// T ← Φ T Φᵀ in place for Φ = I + A dt (A of the right-invariant error with biases, the
+  /// state before the step): Φ changes only the blocks of R, v, p and the feet in contact, each
+  /// by a few 3 × 3 blocks times the blocks of R, v and the biases. Rows first (Φ T), then the
+  /// same on the columns ((Φ T) Φᵀ); within each pass the blocks that others read change last
+  /// (p reads v, v reads R, nothing reads p or the feet, the biases do not change).
+  void apply_phi(Covariance& T, S dt) const {
+    const Matrix3<S> R_dt = R_ * dt, G_dt = skew<S>(gravity) * dt;
+    const Matrix3<S> V = skew<S>(v_) * R_dt, Pp = skew<S>(p_) * R_dt;
+    Matrix3<S> D[MaxFeet];
+    for (int j = 0; j < MaxFeet; ++j) D[j] = skew<S>(d_[j]) * R_dt;
+    // rows: Φ T
+    T.template middleRows<3>(ip) += dt * T.template middleRows<3>(iv);
+    T.template middleRows<3>(ip).noalias() -= Pp * T.template middleRows<3>(ibg);
     for (int j = 0; j < MaxFeet; ++j)
-      if (contact_[j]) out.template middleRows<3>(id + 3 * j).noalias() -= (skew<S>(d_[j]) * R_dt) * Mbg;
+      if (contact_[j]) T.template middleRows<3>(id + 3 * j).noalias() -= D[j] * T.template middleRows<3>(ibg);
+    T.template middleRows<3>(iv).noalias() += G_dt * T.template middleRows<3>(iR);
+    T.template middleRows<3>(iv).noalias() -= V * T.template middleRows<3>(ibg);
+    T.template middleRows<3>(iv).noalias() -= R_dt * T.template middleRows<3>(iba);
+    T.template middleRows<3>(iR).noalias() -= R_dt * T.template middleRows<3>(ibg);
+    // columns: (Φ T) Φᵀ
+    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
+    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg) * Pp.transpose();
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j])
+        T.template middleCols<3>(id + 3 * j).noalias() -= T.template middleCols<3>(ibg) * D[j].transpose();
+    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR) * G_dt.transpose();
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg) * V.transpose();
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba) * R_dt.transpose();
+    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg) * R_dt.transpose();
   }
 
   /// P += Φ Ad Q Adᵀ Φᵀ dt to first order in dt: Ad Q Adᵀ dt. With isotropic densities the
@@ -411,16 +423,16 @@ class InvariantEkf {
     detail::cholesky_solve_unchecked(L, 3, Sinv_z);
     nis = z.dot(Sinv_z);
     const Eigen::Matrix<S, dim, 1> delta = K * z;
-    // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ, with (I − K H) M = M − K (M(d_j,:) − M(p,:))
-    Covariance& A = scratch_;
+    // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ = A + (K N − A Hᵀ) Kᵀ with A = (I − K H) P
+    // = P − K (P Hᵀ)ᵀ (P symmetric); A Hᵀ = A(:, d_j) − A(:, p). One 27 × 3 × 27 product each.
+    Covariance& A = T_;
     A = P_;
-    A.noalias() -= K * (P_.template middleRows<3>(k) - P_.template middleRows<3>(ip));
-    T_ = A;
-    T_.noalias() -= (A.template middleCols<3>(k) - A.template middleCols<3>(ip)) * K.transpose();
-    T_.noalias() += K * N * K.transpose();
-    if (!all_finite(T_) || !all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
+    A.noalias() -= K * PHt.transpose();
+    const Gain M = K * N - (A.template middleCols<3>(k) - A.template middleCols<3>(ip));
+    A.noalias() += M * K.transpose();
+    if (!all_finite(A) || !all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
     apply_correction(delta);
-    P_ = S(0.5) * (T_ + T_.transpose());
+    P_ = S(0.5) * (A + A.transpose());
     return Status::ok;
   }
 
@@ -461,7 +473,7 @@ class InvariantEkf {
   std::array<Vector3<S>, MaxFeet> d_{};
   std::array<bool, MaxFeet> contact_{};
   Covariance P_ = Covariance::Identity();
-  Covariance T_ = Covariance::Zero(), scratch_ = Covariance::Zero(), saved_P_ = Covariance::Zero();
+  Covariance T_ = Covariance::Zero(), saved_P_ = Covariance::Zero();
   EstimatorReport<S, MaxFeet> report_{};
   EstimatorFailure failure_{};
   bool initialized_ = false;
