@@ -336,6 +336,10 @@ class InvariantEkf {
     return Status::ok;
   }
 
+  // Every product of a covariance block is a lazyProduct (coefficient by coefficient): Eigen's
+  // general matrix product, which it would pick for these sizes, references malloc for its
+  // blocking buffers even when it does not call it, and firmware images must not link malloc.
+
   /// T ← Φ T Φᵀ in place for Φ = I + A dt (A of the right-invariant error with biases, the
   /// state before the step): Φ changes only the blocks of R, v, p and the feet in contact, each
   /// by a few 3 × 3 blocks times the blocks of R, v and the biases. Rows first (Φ T), then the
@@ -348,23 +352,24 @@ class InvariantEkf {
     for (int j = 0; j < MaxFeet; ++j) D[j] = skew<S>(d_[j]) * R_dt;
     // rows: Φ T
     T.template middleRows<3>(ip) += dt * T.template middleRows<3>(iv);
-    T.template middleRows<3>(ip).noalias() -= Pp * T.template middleRows<3>(ibg);
-    for (int j = 0; j < MaxFeet; ++j)
-      if (contact_[j]) T.template middleRows<3>(id + 3 * j).noalias() -= D[j] * T.template middleRows<3>(ibg);
-    T.template middleRows<3>(iv).noalias() += G_dt * T.template middleRows<3>(iR);
-    T.template middleRows<3>(iv).noalias() -= V * T.template middleRows<3>(ibg);
-    T.template middleRows<3>(iv).noalias() -= R_dt * T.template middleRows<3>(iba);
-    T.template middleRows<3>(iR).noalias() -= R_dt * T.template middleRows<3>(ibg);
-    // columns: (Φ T) Φᵀ
-    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
-    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg) * Pp.transpose();
+    T.template middleRows<3>(ip).noalias() -= Pp.lazyProduct(T.template middleRows<3>(ibg));
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j])
-        T.template middleCols<3>(id + 3 * j).noalias() -= T.template middleCols<3>(ibg) * D[j].transpose();
-    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR) * G_dt.transpose();
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg) * V.transpose();
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba) * R_dt.transpose();
-    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg) * R_dt.transpose();
+        T.template middleRows<3>(id + 3 * j).noalias() -= D[j].lazyProduct(T.template middleRows<3>(ibg));
+    T.template middleRows<3>(iv).noalias() += G_dt.lazyProduct(T.template middleRows<3>(iR));
+    T.template middleRows<3>(iv).noalias() -= V.lazyProduct(T.template middleRows<3>(ibg));
+    T.template middleRows<3>(iv).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(iba));
+    T.template middleRows<3>(iR).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(ibg));
+    // columns: (Φ T) Φᵀ
+    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
+    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg).lazyProduct(Pp.transpose());
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact_[j])
+        T.template middleCols<3>(id + 3 * j).noalias() -= T.template middleCols<3>(ibg).lazyProduct(D[j].transpose());
+    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR).lazyProduct(G_dt.transpose());
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg).lazyProduct(V.transpose());
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba).lazyProduct(R_dt.transpose());
+    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg).lazyProduct(R_dt.transpose());
   }
 
   /// P += Φ Ad Q Adᵀ Φᵀ dt to first order in dt: Ad Q Adᵀ dt. With isotropic densities the
@@ -377,7 +382,7 @@ class InvariantEkf {
     W.template middleRows<3>(ip) = skew<S>(p_);
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j]) W.template middleRows<3>(id + 3 * j) = skew<S>(d_[j]);
-    P.noalias() += (sq(noise.gyro) * dt) * (W * W.transpose());
+    P.noalias() += ((sq(noise.gyro) * dt) * W).lazyProduct(W.transpose());
     P.template block<3, 3>(iv, iv).diagonal().array() += sq(noise.accel) * dt;
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j])
@@ -422,14 +427,14 @@ class InvariantEkf {
     Vector3<S> Sinv_z = z;
     detail::cholesky_solve_unchecked(L, 3, Sinv_z);
     nis = z.dot(Sinv_z);
-    const Eigen::Matrix<S, dim, 1> delta = K * z;
+    const Eigen::Matrix<S, dim, 1> delta = K.lazyProduct(z);
     // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ = A + (K N − A Hᵀ) Kᵀ with A = (I − K H) P
     // = P − K (P Hᵀ)ᵀ (P symmetric); A Hᵀ = A(:, d_j) − A(:, p). One 27 × 3 × 27 product each.
     Covariance& A = T_;
     A = P_;
-    A.noalias() -= K * PHt.transpose();
-    const Gain M = K * N - (A.template middleCols<3>(k) - A.template middleCols<3>(ip));
-    A.noalias() += M * K.transpose();
+    A.noalias() -= K.lazyProduct(PHt.transpose());
+    const Gain M = K.lazyProduct(N) - (A.template middleCols<3>(k) - A.template middleCols<3>(ip));
+    A.noalias() += M.lazyProduct(K.transpose());
     if (!all_finite(A) || !all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
     apply_correction(delta);
     P_ = S(0.5) * (A + A.transpose());
