@@ -252,7 +252,9 @@ TEST(ConsistencyEstimation, CovarianceStepsMatchTheDenseFormulas) {
   const Ekf::Covariance P0 = ekf.covariance();
   const auto s = ekf.state();
   const double dt = 2e-3;
-  ASSERT_EQ(ekf.propagate(V3(0.3, -0.2, 0.1), V3(0.5, 0.2, 9.7), dt), Status::ok);
+  const V3 gyro(0.3, -0.2, 0.1), accel(0.5, 0.2, 9.7);
+  const Ekf noisy = ekf;  // the same step again below, with the process noise on
+  ASSERT_EQ(ekf.propagate(gyro, accel, dt), Status::ok);
   Ekf::Covariance Phi = Ekf::Covariance::Identity();
   const M3 Rdt = s.R * dt;
   Phi.block<3, 3>(Ekf::iR, Ekf::ibg) = -Rdt;
@@ -265,6 +267,32 @@ TEST(ConsistencyEstimation, CovarianceStepsMatchTheDenseFormulas) {
     if (s.contact[j]) Phi.block<3, 3>(Ekf::id + 3 * j, Ekf::ibg) = -talus::skew<double>(s.feet[j]) * Rdt;
   const Ekf::Covariance expected = Phi * P0 * Phi.transpose();
   EXPECT_LT((ekf.covariance() - expected).cwiseAbs().maxCoeff(), 1e-12 * expected.cwiseAbs().maxCoeff());
+
+  // The process noise, dense (Hartley 2020 §V-C, first order in dt): Φ P Φᵀ + Ad Q Adᵀ dt with
+  // the gyroscope's density through W = [I; v^; p^; d^ of the feet in contact] (world axes).
+  Ekf with_noise = noisy;
+  with_noise.noise = talus::ImuNoise<double>{};
+  with_noise.noise.gyro = 0.3;  // large enough that W Wᵀ dominates the test's tolerance
+  ASSERT_EQ(with_noise.propagate(gyro, accel, dt), Status::ok);
+  const talus::ImuNoise<double>& q = with_noise.noise;
+  Eigen::Matrix<double, Ekf::dim, 3> W = Eigen::Matrix<double, Ekf::dim, 3>::Zero();
+  W.block<3, 3>(Ekf::iR, 0).setIdentity();
+  W.block<3, 3>(Ekf::iv, 0) = talus::skew<double>(s.v);
+  W.block<3, 3>(Ekf::ip, 0) = talus::skew<double>(s.p);
+  for (int j = 0; j < 4; ++j)
+    if (s.contact[j]) W.block<3, 3>(Ekf::id + 3 * j, 0) = talus::skew<double>(s.feet[j]);
+  Ekf::Covariance Q = q.gyro * q.gyro * dt * W * W.transpose();
+  Q.block<3, 3>(Ekf::iv, Ekf::iv).diagonal().array() += q.accel * q.accel * dt;
+  for (int j = 0; j < 4; ++j)
+    if (s.contact[j])
+      Q.block<3, 3>(Ekf::id + 3 * j, Ekf::id + 3 * j).diagonal().array() += q.foot_velocity * q.foot_velocity * dt;
+  Q.block<3, 3>(Ekf::ibg, Ekf::ibg).diagonal().array() += q.gyro_bias_walk * q.gyro_bias_walk * dt;
+  Q.block<3, 3>(Ekf::iba, Ekf::iba).diagonal().array() += q.accel_bias_walk * q.accel_bias_walk * dt;
+  const Ekf::Covariance expected_noisy = Phi * P0 * Phi.transpose() + Q;
+  EXPECT_LT((with_noise.covariance() - expected_noisy).cwiseAbs().maxCoeff(),
+            1e-12 * expected_noisy.cwiseAbs().maxCoeff());
+  EXPECT_GT((Q - Q.diagonal().asDiagonal().toDenseMatrix()).cwiseAbs().maxCoeff(),
+            1e-9 * expected_noisy.cwiseAbs().maxCoeff());  // the off-diagonal blocks are tested
 
   // One foot's correction: Joseph's result equals P − K S Kᵀ (the optimal gain).
   Ekf one;

@@ -219,16 +219,19 @@ class InvariantEkf {
     if (Status s = check_imu(gyro, accel, dt); s != Status::ok) return s;
     const Vector3<S> w = gyro - bg_, a = accel - ba_;
     const Vector3<S> world_acc = R_ * a + gravity;
-    // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45)
+    // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45); T keeps P
+    // for a refusal
     T_ = P_;
-    apply_phi(T_, dt);  // T = Φ P Φᵀ, in place
-    add_process_noise(T_, dt);
+    apply_phi(P_, dt);  // P ← Φ P Φᵀ, in place
+    add_process_noise(P_, dt);
     const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
     const Vector3<S> v_next = v_ + world_acc * dt;
     const Vector3<S> p_next = p_ + v_ * dt + S(0.5) * world_acc * dt * dt;
-    if (!all_finite(T_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next))
+    if (!all_finite(P_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next)) {
+      P_ = T_;
       return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
-    P_ = S(0.5) * (T_ + T_.transpose());
+    }
+    mirror_upper(P_);
     R_ = R_next;
     v_ = v_next;
     p_ = p_next;
@@ -374,15 +377,30 @@ class InvariantEkf {
 
   /// P += Φ Ad Q Adᵀ Φᵀ dt to first order in dt: Ad Q Adᵀ dt. With isotropic densities the
   /// rotations cancel (R σ² I Rᵀ = σ² I): the gyroscope's noise enters every group block
-  /// through [I; v^; p^; d^] (a 3-column block W), the others on their own diagonal.
+  /// through W = [I; v^; p^; d^] (a 3-column block), the others on their own diagonal. The
+  /// blocks of W Wᵀ are closed forms: I x^ᵀ = −x^, x^ y^ᵀ = (x·y) I − y xᵀ. Only the blocks
+  /// on and above the diagonal are added: propagate mirrors the upper triangle afterwards.
   void add_process_noise(Covariance& P, S dt) const {
-    Eigen::Matrix<S, dim, 3> W = Eigen::Matrix<S, dim, 3>::Zero();
-    W.template middleRows<3>(iR).setIdentity();
-    W.template middleRows<3>(iv) = skew<S>(v_);
-    W.template middleRows<3>(ip) = skew<S>(p_);
+    const S q = sq(noise.gyro) * dt;
+    // the group blocks W touches (R, v, p, the feet in contact) and their vectors
+    int at[3 + MaxFeet] = {iR, iv, ip};
+    Vector3<S> x[3 + MaxFeet] = {Vector3<S>::Zero(), v_, p_};
+    int n = 3;
     for (int j = 0; j < MaxFeet; ++j)
-      if (contact_[j]) W.template middleRows<3>(id + 3 * j) = skew<S>(d_[j]);
-    P.noalias() += ((sq(noise.gyro) * dt) * W).lazyProduct(W.transpose());
+      if (contact_[j]) {
+        at[n] = id + 3 * j;
+        x[n] = d_[j];
+        ++n;
+      }
+    P.template block<3, 3>(iR, iR).diagonal().array() += q;
+    for (int b = 1; b < n; ++b) {
+      P.template block<3, 3>(iR, at[b]) -= q * skew<S>(x[b]);
+      for (int a = 1; a <= b; ++a) {
+        Matrix3<S> B = -q * x[b] * x[a].transpose();
+        B.diagonal().array() += q * x[a].dot(x[b]);
+        P.template block<3, 3>(at[a], at[b]) += B;
+      }
+    }
     P.template block<3, 3>(iv, iv).diagonal().array() += sq(noise.accel) * dt;
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j])
@@ -415,30 +433,57 @@ class InvariantEkf {
     const Vector3<S> z = R_ * f.position - (d_[j] - p_);
     const Matrix3<S> N = R_ * f.covariance * R_.transpose();
     // P Hᵀ = P(:, d_j) − P(:, p);  H P Hᵀ from its rows
-    const Gain PHt = P_.template middleCols<3>(k) - P_.template middleCols<3>(ip);
-    const Matrix3<S> HPHt = PHt.template middleRows<3>(k) - PHt.template middleRows<3>(ip);
+    // Cᵀ = (P Hᵀ)ᵀ = P(d_j, :) − P(p, :) (P symmetric), stored 3 × dim so that each state's
+    // three entries are contiguous
+    const Strip Ct = P_.template middleRows<3>(k) - P_.template middleRows<3>(ip);
+    const Matrix3<S> HPHt = Ct.template middleCols<3>(k) - Ct.template middleCols<3>(ip);
     Matrix3<S> Sm = HPHt + N;
     Sm = S(0.5) * (Sm + Sm.transpose());
     Matrix3<S> L = Sm;  // S = L Lᵀ
     if (cholesky_factor(L, 3) != Status::ok) return fail(Status::singular, EstimatorFailureReason::singular, j);
-    Eigen::Matrix<S, 3, dim> Kt = PHt.transpose();
-    detail::cholesky_solve_unchecked(L, 3, Kt);
-    const Gain K = Kt.transpose();  // K = P Hᵀ S⁻¹ (S symmetric)
+    Strip Kt = Ct;
+    detail::cholesky_solve_unchecked(L, 3, Kt);  // Kᵀ = S⁻¹ Cᵀ: K = P Hᵀ S⁻¹ (S symmetric)
     Vector3<S> Sinv_z = z;
     detail::cholesky_solve_unchecked(L, 3, Sinv_z);
     nis = z.dot(Sinv_z);
-    const Eigen::Matrix<S, dim, 1> delta = K.lazyProduct(z);
-    // Joseph form: (I − K H) P (I − K H)ᵀ + K N Kᵀ = A + (K N − A Hᵀ) Kᵀ with A = (I − K H) P
-    // = P − K (P Hᵀ)ᵀ (P symmetric); A Hᵀ = A(:, d_j) − A(:, p). One 27 × 3 × 27 product each.
-    Covariance& A = T_;
-    A = P_;
-    A.noalias() -= K.lazyProduct(PHt.transpose());
-    const Gain M = K.lazyProduct(N) - (A.template middleCols<3>(k) - A.template middleCols<3>(ip));
-    A.noalias() += M.lazyProduct(K.transpose());
-    if (!all_finite(A) || !all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
+    const Eigen::Matrix<S, dim, 1> delta = Kt.transpose().lazyProduct(z);
+    if (!joseph_update(Kt, Ct, Sm) || !all_finite(delta))
+      return fail(Status::overflow, EstimatorFailureReason::overflow, j);
     apply_correction(delta);
-    P_ = S(0.5) * (A + A.transpose());
     return Status::ok;
+  }
+
+  /// P ← (I − K H) P (I − K H)ᵀ + K N Kᵀ, the Joseph form. With C = P Hᵀ and S = H P Hᵀ + N
+  /// it expands to P − K Cᵀ − C Kᵀ + K S Kᵀ = P − K Cᵀ + E Kᵀ, E = K S − C (the gain's
+  /// residual, zero for the exact optimal K): valid for any K, as the product form, and 6
+  /// multiply-adds per entry. The upper triangle is computed and mirrored, so P stays exactly
+  /// symmetric. False if an entry is not finite (P is then part-way: the caller restores it).
+  bool joseph_update(const Strip& Kt, const Strip& Ct, const Matrix3<S>& Sm) {
+    const Strip Et = Sm.lazyProduct(Kt) - Ct;  // Eᵀ = S Kᵀ − Cᵀ (S symmetric)
+    const S* k = Kt.data();                    // column c of a 3 × dim strip: entries 3c, 3c+1, 3c+2
+    const S* cm = Ct.data();
+    const S* e = Et.data();
+    S finite = S(0);  // Σ (x − x): 0 when every x is finite, NaN otherwise
+    for (int c = 0; c < dim; ++c) {
+      const S kc0 = k[3 * c], kc1 = k[3 * c + 1], kc2 = k[3 * c + 2];
+      const S cc0 = cm[3 * c], cc1 = cm[3 * c + 1], cc2 = cm[3 * c + 2];
+      for (int r = 0; r <= c; ++r) {
+        const S* kr = k + 3 * r;
+        const S* er = e + 3 * r;
+        const S x = P_(r, c) - (kr[0] * cc0 + kr[1] * cc1 + kr[2] * cc2) + (er[0] * kc0 + er[1] * kc1 + er[2] * kc2);
+        P_(r, c) = x;
+        P_(c, r) = x;
+        finite += x - x;
+      }
+    }
+    return finite == S(0);
+  }
+
+  /// The lower triangle from the upper one (the covariance steps compute both, in different
+  /// orders; this keeps P exactly symmetric).
+  static void mirror_upper(Covariance& P) {
+    for (int c = 0; c < dim; ++c)
+      for (int r = 0; r < c; ++r) P(c, r) = P(r, c);
   }
 
   /// X ← exp(δ_ξ) X, b ← b + δ_b.
