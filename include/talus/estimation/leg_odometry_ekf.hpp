@@ -60,12 +60,12 @@
 ///    X⁺ = exp(δ_ξ) X̂, b⁺ = b̂ + δ_b once at the end.
 ///
 /// **What is observable.** The velocity (from the feet and the gyroscope), the tilt (roll,
-/// pitch: through gravity and the velocity), the height (only through the flat-ground
-/// measurement: it assumes flat ground at z = 0) and the biases as in InvariantEkf. Yaw and the
-/// horizontal position are not observable: their estimates drift and their variances grow
-/// without bound. Without the feet in the state this filter has no memory of where a foot
-/// was: a slipping foot corrupts the velocity only while it slips (InvariantEkf: also the
-/// position), and the horizontal position is integrated velocity.
+/// pitch: through gravity in the velocity, and through the feet's heights), the height (only
+/// through the flat-ground measurement: it assumes flat ground at z = 0) and the biases as in
+/// InvariantEkf. Yaw and the horizontal position are not observable: their estimates drift and
+/// their variances grow without bound. Without the feet in the state this filter has no memory
+/// of where a foot was: the horizontal position is integrated velocity, and a slipping foot
+/// corrupts the velocity (and through it the position) only while it slips.
 ///
 /// **Bad input** (Status, the estimate and P kept bit for bit, failure() says which input): as
 /// InvariantEkf: a gyroscope or accelerometer sample NaN/Inf or at or beyond its range, dt not in
