@@ -3,7 +3,8 @@
 // NaN/Inf/extremes), bit 1 a plausible standing state with perturbations (else everything from
 // the input). Then up to 16 calls, each chosen by one byte: init, propagate, set_contacts,
 // correct, leg_kinematics, a change of the noise settings, or a LeggedEstimator update (one
-// estimator for the whole run, bound to solo12's feet once).
+// estimator per filter, InvariantEkf or LegOdometryEkf, for the whole run, bound to solo12's
+// feet once; leg_odometry and LegOdometryEkf's correct run inside the latter).
 // Promises: no crash or undefined behaviour; no heap; a refused call leaves the estimate
 // (state and covariance) bit for bit as it was; after any call the state and covariance are
 // finite, the covariance symmetric with a non-negative diagonal; a refusal names a reason;
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <type_traits>
 
 #include <talus/estimation.hpp>
 #include <talus/models/solo12.hpp>
@@ -27,7 +29,6 @@ namespace solo = talus::models::solo12;
 using Model = solo::Model<double>;
 using Ekf = talus::InvariantEkf<double, 4>;
 using Feet = std::array<talus::FootMeasurement<double>, 4>;
-using Legged = talus::LeggedEstimator<Model, 4>;
 using talus_fuzz::finding;
 
 const Model& model() {
@@ -35,29 +36,36 @@ const Model& model() {
   return m;
 }
 
-bool same_estimate(const Ekf& a, const Ekf& b) {
+template <class Filter>
+bool same_estimate(const Filter& a, const Filter& b) {
   const auto sa = a.state(), sb = b.state();
-  return std::memcmp(sa.R.data(), sb.R.data(), sizeof(double) * 9) == 0 &&
-         std::memcmp(sa.v.data(), sb.v.data(), sizeof(double) * 3) == 0 &&
-         std::memcmp(sa.p.data(), sb.p.data(), sizeof(double) * 3) == 0 &&
-         std::memcmp(a.covariance().data(), b.covariance().data(), sizeof(double) * Ekf::dim * Ekf::dim) == 0 &&
-         sa.contact == sb.contact;
+  bool same = std::memcmp(sa.R.data(), sb.R.data(), sizeof(double) * 9) == 0 &&
+              std::memcmp(sa.v.data(), sb.v.data(), sizeof(double) * 3) == 0 &&
+              std::memcmp(sa.p.data(), sb.p.data(), sizeof(double) * 3) == 0 &&
+              std::memcmp(a.covariance().data(), b.covariance().data(), sizeof(double) * Filter::dim * Filter::dim) ==
+                  0;
+  if constexpr (std::is_same<Filter, Ekf>::value) same = same && sa.contact == sb.contact;
+  return same;
 }
 
-void check_estimate(const Ekf& e, Status s, const char* function) {
+template <class Filter>
+void check_estimate(const Filter& e, Status s, const char* function) {
   if (!e.initialized()) return;
   const auto st = e.state();
   if (!talus::all_finite(st.R) || !talus::all_finite(st.v) || !talus::all_finite(st.p) ||
       !talus::all_finite(e.covariance()))
     finding(function, s, "a non-finite estimate");
-  const Ekf::Covariance& P = e.covariance();
+  const typename Filter::Covariance& P = e.covariance();
   if ((P - P.transpose()).cwiseAbs().maxCoeff() != 0.0) finding(function, s, "covariance not symmetric");
   if (P.diagonal().minCoeff() < 0.0) finding(function, s, "covariance with a negative variance");
 }
 
+/// A LeggedEstimator update with the filter Filter (one estimator per filter for the run).
+template <template <class, int> class Filter>
 void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int, 4>& frames) {
+  using Legged = talus::LeggedEstimator<Model, 4, Filter>;
   static Legged est;
-  static Ekf kept;
+  static typename Legged::Filter kept;
   static bool bound = false;
   if (!bound) {
     talus::LeggedEstimatorSettings<double> settings;
@@ -68,9 +76,9 @@ void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int,
   Eigen::Vector3d w, a;
   in.fill(w);
   in.fill(a);
-  Legged::Joints enc, rates;
+  typename Legged::Joints enc, rates;
   enc << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
-  Legged::Joints d;
+  typename Legged::Joints d;
   in.fill(d);
   in.fill(rates);
   enc += plausible ? 1e-2 * d : d;
@@ -82,7 +90,7 @@ void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int,
   const Status s = talus_fuzz::no_heap(fn, [&] { return est.update(w, a, enc, rates, touching, dt); });
   if (s == Status::ok) {
     if (!talus::all_finite(est.q()) || !talus::all_finite(est.v())) finding(fn, s, "ok with a non-finite estimate");
-    if (std::abs(est.q().segment<4>(3).norm() - 1.0) > 1e-9) finding(fn, s, "ok with a quaternion off unit");
+    if (std::abs(est.q().template segment<4>(3).norm() - 1.0) > 1e-9) finding(fn, s, "ok with a quaternion off unit");
   } else {
     if (!est.q().isZero(0) || !est.v().isZero(0)) finding(fn, s, "outputs not zero on failure");
     // refused before the IMU step: the filter bit for bit (after it, a refused correction
@@ -174,7 +182,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (s == Status::ok) feet = out;
       continue;
     } else if (what == 6) {
-      legged_update(in, plausible, frames);
+      if (in.bit()) legged_update<talus::LegOdometryEkf>(in, plausible, frames);
+      else legged_update<talus::InvariantEkf>(in, plausible, frames);
       continue;
     } else {
       fn = "noise settings";

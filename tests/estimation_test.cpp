@@ -12,6 +12,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <type_traits>
 
 #include <talus/estimation.hpp>
 #include <talus/math/quaternion.hpp>
@@ -458,16 +459,20 @@ TEST(AllocEstimation, NoHeapInAStep) {
 
 // ---- LeggedEstimator: the firmware's whole update (legged_estimator.hpp) -------------------
 
-template <class S>
+template <class S, template <class, int> class Filter = talus::InvariantEkf>
 struct StandingSolo12 {
   using Model = solo::Model<S>;
-  using Est = talus::LeggedEstimator<Model, 4>;
+  using Est = talus::LeggedEstimator<Model, 4, Filter>;
   Model model = solo::make_model<S>();
   std::array<int, 4> frames{solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
                             solo::frame_id("HR_FOOT")};
   typename Est::Joints joints;
-  M3 R0 = talus::rotation_exp<double>(V3(0.04, -0.03, 0.2));  // tilted, yawed
-  double height = 0;                                          // base above the ground (m)
+  // Tilted and yawed. LegOdometryEkf's height measurement holds every stance foot on flat
+  // ground, which a tilted base over the symmetric standing posture would contradict (its
+  // feet are not level then): for it the base is yawed only, so the four feet are level.
+  static constexpr bool flat_ground = std::is_same<Filter<S, 4>, talus::LegOdometryEkf<S, 4>>::value;
+  M3 R0 = talus::rotation_exp<double>(flat_ground ? V3(0, 0, 0.2) : V3(0.04, -0.03, 0.2));
+  double height = 0;  // base above the ground (m)
   static constexpr double foot_height = 0.01;
   StandingSolo12() {
     joints << S(0.1), S(0.8), S(-1.6), S(-0.1), S(0.8), S(-1.6), S(0.1), S(-0.8), S(1.6), S(-0.1), S(-0.8), S(1.6);
@@ -494,13 +499,15 @@ struct StandingSolo12 {
   talus::Vector3<S> still_accel() const { return (R0.transpose() * V3(0, 0, 9.81)).cast<S>(); }
 };
 
-TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
-  StandingSolo12<double> r;
-  auto est = std::make_unique<StandingSolo12<double>::Est>();
+template <template <class, int> class Filter>
+void legged_estimator_at_rest() {
+  using Robot = StandingSolo12<double, Filter>;
+  Robot r;
+  auto est = std::make_unique<typename Robot::Est>();
   ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
-  const StandingSolo12<double>::Est::Joints rates = StandingSolo12<double>::Est::Joints::Zero();
+  const typename Robot::Est::Joints rates = Robot::Est::Joints::Zero();
   ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), r.joints, rates, 0xF, kDt), Status::ok);
-  const Eigen::Vector4d first = est->q().segment<4>(3);
+  const Eigen::Vector4d first = est->q().template segment<4>(3);
   for (int k = 1; k < 500; ++k)
     ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), r.joints, rates, 0xF, kDt), Status::ok) << k;
   const auto& q = est->q();
@@ -512,11 +519,16 @@ TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
   EXPECT_NEAR(q[1], 0, 1e-9);
   const M3 R = talus::quaternion_to_rotation<double>(q[3], q[4], q[5], q[6]);
   EXPECT_LT((R.row(2) - r.R0.row(2)).norm(), 1e-9);
-  EXPECT_LT((q.segment<4>(3) - first).norm(), 1e-9);
+  EXPECT_LT((q.template segment<4>(3) - first).norm(), 1e-9);
   EXPECT_LT(v.norm(), 1e-9);
-  EXPECT_EQ(q.tail<12>(), r.joints);
+  EXPECT_EQ(q.template tail<12>(), r.joints);
   EXPECT_EQ(est->restarts(), 0u);
   EXPECT_EQ(est->filter().report().feet_in_contact, 4);
+}
+
+TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
+  legged_estimator_at_rest<talus::InvariantEkf>();
+  legged_estimator_at_rest<talus::LegOdometryEkf>();
 }
 
 TEST(ConsistencyEstimation, LeggedEstimatorInFloatMatchesDouble) {
@@ -538,11 +550,12 @@ TEST(ConsistencyEstimation, LeggedEstimatorInFloatMatchesDouble) {
   EXPECT_LT((ef->v().cast<double>() - ed->v()).cwiseAbs().maxCoeff(), 1e-3);
 }
 
-TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
-  StandingSolo12<double> r;
-  using Est = StandingSolo12<double>::Est;
+template <template <class, int> class Filter>
+void legged_estimator_refusals() {
+  StandingSolo12<double, Filter> r;
+  using Est = typename StandingSolo12<double, Filter>::Est;
   auto est = std::make_unique<Est>();
-  const Est::Joints rates = Est::Joints::Zero();
+  const typename Est::Joints rates = Est::Joints::Zero();
   const V3 acc = r.still_accel();
   EXPECT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0xF, kDt), Status::invalid_input);  // before init
   auto bad_settings = r.settings();
@@ -557,8 +570,8 @@ TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
   ASSERT_EQ(est->update(V3::Zero(), acc, r.joints, rates, 0xF, kDt), Status::ok);
   const auto kept = est->filter().state();
   const auto P = est->filter().covariance();
-  auto expect_refused = [&](Status want, const V3& g, const V3& a, const Est::Joints& enc, const Est::Joints& w,
-                            double dt, const char* what) {
+  auto expect_refused = [&](Status want, const V3& g, const V3& a, const typename Est::Joints& enc,
+                            const typename Est::Joints& w, double dt, const char* what) {
     EXPECT_EQ(est->update(g, a, enc, w, 0xF, dt), want) << what;
     EXPECT_EQ(est->q(), Est::Config::Zero()) << what;
     EXPECT_EQ(est->v(), Est::Tangent::Zero()) << what;
@@ -569,13 +582,13 @@ TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
   const double nan = std::nan("");
   expect_refused(Status::invalid_input, V3(nan, 0, 0), acc, r.joints, rates, kDt, "NaN gyro");
   expect_refused(Status::invalid_input, V3::Zero(), V3(0, 0, 300), r.joints, rates, kDt, "saturated accelerometer");
-  Est::Joints enc = r.joints;
+  typename Est::Joints enc = r.joints;
   enc[4] = nan;
   expect_refused(Status::invalid_input, V3::Zero(), acc, enc, rates, kDt, "NaN encoder");
   enc = r.joints;
   enc[4] = 1e3;
   expect_refused(Status::invalid_input, V3::Zero(), acc, enc, rates, kDt, "encoder out of range");
-  Est::Joints w = rates;
+  typename Est::Joints w = rates;
   w[0] = std::numeric_limits<double>::infinity();
   expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, w, kDt, "infinite joint rate");
   expect_refused(Status::invalid_input, V3::Zero(), acc, r.joints, rates, 0.0, "dt zero");
@@ -587,9 +600,15 @@ TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
   EXPECT_NEAR(est->q()[2], r.height, 1e-9);
 }
 
-TEST(AllocEstimation, NoHeapInALeggedEstimatorUpdate) {
-  StandingSolo12<double> r;
-  using Est = StandingSolo12<double>::Est;
+TEST(ReliabilityEstimation, LeggedEstimatorRefusesBadInputAndKeepsTheEstimate) {
+  legged_estimator_refusals<talus::InvariantEkf>();
+  legged_estimator_refusals<talus::LegOdometryEkf>();
+}
+
+template <template <class, int> class Filter>
+void legged_estimator_no_heap() {
+  StandingSolo12<double, Filter> r;
+  using Est = typename StandingSolo12<double, Filter>::Est;
   auto est = std::make_unique<Est>();
   ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
   Status s1 = Status::ok, s2 = Status::ok;
@@ -600,6 +619,479 @@ TEST(AllocEstimation, NoHeapInALeggedEstimatorUpdate) {
   EXPECT_EQ(calls, 0u);
   EXPECT_EQ(s1, Status::ok);
   EXPECT_EQ(s2, Status::ok);
+}
+
+TEST(AllocEstimation, NoHeapInALeggedEstimatorUpdate) {
+  legged_estimator_no_heap<talus::InvariantEkf>();
+  legged_estimator_no_heap<talus::LegOdometryEkf>();
+}
+
+// ---- LegOdometryEkf: the filter without the feet in the state (leg_odometry_ekf.hpp) --------
+
+using Odo = talus::LegOdometryEkf<double, 4>;
+using OdoFeet = std::array<talus::FootOdometry<double>, 4>;
+
+/// The true ṡ_j = d/dt Rᵀ(d_j − p): central difference of Truth::foot_in_base (independent of
+/// the filter's −ω × s − Rᵀ v).
+V3 foot_velocity_in_base(const Truth& T, int j, double t) {
+  const double h = 1e-5;
+  return (T.foot_in_base(j, t + h) - T.foot_in_base(j, t - h)) / (2 * h);
+}
+
+OdoFeet measure_odometry(const Truth& T, double t, double sigma_p, double sigma_v, std::mt19937_64& rng) {
+  std::normal_distribution<double> n(0.0, 1.0);
+  OdoFeet f;
+  for (int j = 0; j < 4; ++j) {
+    f[j].position = T.foot_in_base(j, t) + sigma_p * V3(n(rng), n(rng), n(rng));
+    f[j].velocity = foot_velocity_in_base(T, j, t) + sigma_v * V3(n(rng), n(rng), n(rng));
+    f[j].position_covariance = M3::Identity() * sigma_p * sigma_p;
+    f[j].velocity_covariance = M3::Identity() * sigma_v * sigma_v;
+  }
+  return f;
+}
+
+constexpr double kFootVelocitySigma = 0.01;  // m/s: joint rates' noise through the leg
+
+/// run() for LegOdometryEkf: the same motion, IMU noise, initial error draws and metrics; the
+/// height is the base's above the ground plane z = 0 (where the true feet are).
+RunResult run_odometry(const Truth& T, const Noise& N, double seconds, unsigned seed, double ground_std = 5e-3,
+                       double sigma_v = kFootVelocitySigma) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> n(0.0, 1.0);
+  Odo ekf;
+  ekf.noise.gyro = N.gyro;
+  ekf.noise.accel = N.accel;
+  ekf.ground_std = ground_std;
+  talus::InitialUncertainty<double> u;
+  const V3 dphi(u.tilt * n(rng), u.tilt * n(rng), u.yaw * n(rng));
+  const M3 R0 = talus::rotation_exp<double>(dphi) * T.R(0);
+  const V3 v0 = T.v(0) + u.velocity * V3(n(rng), n(rng), n(rng));
+  const V3 p0 = T.p(0) + u.position * V3(n(rng), n(rng), n(rng));
+  EXPECT_EQ(ekf.init(R0, v0, p0, u), Status::ok);
+  const std::array<bool, 4> contact{true, true, true, true};
+  RunResult r;
+  double v_sq = 0, nees = 0;
+  const int steps = static_cast<int>(seconds / kDt);
+  const double sg = N.gyro / std::sqrt(kDt), sa = N.accel / std::sqrt(kDt);
+  for (int k = 0; k < steps; ++k) {
+    const double t = k * kDt;
+    const V3 gyro = T.omega(t) + N.bias_g + sg * V3(n(rng), n(rng), n(rng));
+    const V3 acc = T.specific_force(t) + N.bias_a + sa * V3(n(rng), n(rng), n(rng));
+    EXPECT_EQ(ekf.propagate(gyro, acc, kDt), Status::ok);
+    const double t1 = t + kDt;
+    EXPECT_EQ(ekf.correct(contact, measure_odometry(T, t1, N.foot, sigma_v, rng)), Status::ok)
+        << talus::to_string(ekf.failure().reason);
+    const M3 dR = T.R(t1) * ekf.rotation().transpose();
+    const Eigen::AngleAxisd aa(dR);
+    Eigen::Matrix<double, 9, 1> xi;
+    xi << aa.angle() * aa.axis(), T.v(t1) - dR * ekf.velocity(), T.p(t1) - dR * ekf.position();
+    Eigen::Matrix<double, 9, 9> P = ekf.covariance().topLeftCorner<9, 9>();
+    nees += xi.dot(P.ldlt().solve(xi));
+    v_sq += (T.v(t1) - ekf.velocity()).squaredNorm();
+    if (t1 > 0.5) r.tilt_max = std::max(r.tilt_max, tilt_error_deg(T.R(t1), ekf.rotation()));
+    if (t1 > 0.2) r.height_max = std::max(r.height_max, std::abs(ekf.position().z() - T.p(t1).z()));
+  }
+  const Odo::Covariance& P = ekf.covariance();
+  EXPECT_EQ((P - P.transpose()).cwiseAbs().maxCoeff(), 0.0);
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<Odo::Covariance>(P).eigenvalues().minCoeff(), 0.0);
+  r.steps = steps;
+  r.v_rms = std::sqrt(v_sq / steps);
+  r.nees_mean = nees / steps;
+  return r;
+}
+
+TEST(ConsistencyEstimation, LegOdometryAtRestGivesZeroVelocityTiltAndHeight) {
+  // At rest, tilted 10° about x and 5° about y, the base 0.25 m above the feet on the ground;
+  // the filter starts level, 5 cm low, with a 0.2 m/s velocity error; noise-free data.
+  Truth T;
+  const M3 R_true = talus::rotation_exp<double>(V3(10 * M_PI / 180, 5 * M_PI / 180, 0));
+  const V3 p_true(0, 0, 0.25);
+  const V3 acc = R_true.transpose() * (-kG);
+  EXPECT_LT(tilt_error_deg(R_true, Odo::tilt_from_accelerometer(acc)), 1e-10);
+  auto ekf = std::make_unique<Odo>();
+  talus::InitialUncertainty<double> u;
+  u.tilt = 0.3;
+  u.velocity = 0.3;
+  u.position = 0.1;
+  ASSERT_EQ(ekf->init(M3::Identity(), V3(0.2, 0, 0), V3(0, 0, 0.2), u), Status::ok);
+  OdoFeet f;
+  for (int j = 0; j < 4; ++j) {
+    f[j].position = R_true.transpose() * (T.d[j] - p_true);
+    f[j].velocity.setZero();
+    f[j].position_covariance = M3::Identity() * 1e-6;
+    f[j].velocity_covariance = M3::Identity() * 1e-4;
+  }
+  for (int k = 0; k < 2000; ++k) {
+    ASSERT_EQ(ekf->propagate(V3::Zero(), acc, kDt), Status::ok);
+    ASSERT_EQ(ekf->correct({true, true, true, true}, f), Status::ok);
+  }
+  EXPECT_LT(ekf->velocity().norm(), 1e-3);
+  EXPECT_LT(tilt_error_deg(R_true, ekf->rotation()), 0.05);
+  EXPECT_NEAR(ekf->position().z(), 0.25, 1e-3);
+  EXPECT_EQ(ekf->report().feet_in_contact, 4);
+  EXPECT_LT(ekf->report().max_nis, 1.0);
+}
+
+TEST(ConsistencyEstimation, LegOdometryOnTheSynthesisedTrajectoryBesideInvariantEkf) {
+  // The accuracy goals (v RMS ≤ 0.03 m/s, tilt ≤ 0.5°, height ≤ 5 mm) for both
+  // filters on the same motion, noise levels and seeds; printed side by side.
+  Truth T;
+  Noise N;
+  N.bias_g = V3(0.002, -0.001, 0.003);
+  N.bias_a = V3(0.02, -0.03, 0.01);
+  // The feet's velocities with white noise of 0.01 m/s (joint rates filtered) and 0.05 m/s
+  // (about a raw differentiated encoder's on solo12: √2 · 2e-4 rad / 1 ms through a 0.2 m leg).
+  for (unsigned seed : {7u, 8u, 9u}) {
+    const RunResult ri = run(T, N, 3.0, seed);
+    const RunResult ro = run_odometry(T, N, 3.0, seed);
+    const RunResult rn = run_odometry(T, N, 3.0, seed, 5e-3, 0.05);
+    std::printf(
+        "seed %u, 3 s: InvariantEkf                   v RMS %.4f m/s, tilt max %.3f deg, height max %.2f mm\n"
+        "              LegOdometryEkf (sigma_v 0.01) v RMS %.4f m/s, tilt max %.3f deg, height max %.2f mm\n"
+        "              LegOdometryEkf (sigma_v 0.05) v RMS %.4f m/s, tilt max %.3f deg, height max %.2f mm\n",
+        seed, ri.v_rms, ri.tilt_max, 1e3 * ri.height_max, ro.v_rms, ro.tilt_max, 1e3 * ro.height_max, rn.v_rms,
+        rn.tilt_max, 1e3 * rn.height_max);
+    for (const RunResult& r : {ro, rn}) {
+      EXPECT_LT(r.v_rms, 0.03);
+      EXPECT_LT(r.tilt_max, 0.5);
+      EXPECT_LT(r.height_max, 0.005);
+      // comparable with the full filter: within 3× its error (plus a floor for tiny errors)
+      EXPECT_LT(r.v_rms, 3 * ri.v_rms + 0.002);
+      EXPECT_LT(r.tilt_max, 3 * ri.tilt_max + 0.05);
+      EXPECT_LT(r.height_max, 3 * ri.height_max + 0.0005);
+    }
+  }
+}
+
+TEST(ConsistencyEstimation, LegOdometryNeesWithinChiSquareBounds) {
+  // As NeesWithinChiSquareBounds (20 runs of 1 s, no bias, the same [5, 14] bounds on the
+  // 9-dof NEES), with the filter's ground noise matched to the simulation's exactly flat
+  // ground (the foot positions' own noise is still in the height measurement).
+  Truth T;
+  Noise N;
+  double mean_odo = 0, mean_iekf = 0;
+  const int runs = 20;
+  for (int i = 0; i < runs; ++i) {
+    mean_odo += run_odometry(T, N, 1.0, 100 + i, 1e-4).nees_mean / runs;
+    mean_iekf += run(T, N, 1.0, 100 + i).nees_mean / runs;
+  }
+  std::printf("NEES of (xi_R, xi_v, xi_p), 9 dof, mean over %d runs: LegOdometryEkf %.2f, InvariantEkf %.2f\n", runs,
+              mean_odo, mean_iekf);
+  EXPECT_GT(mean_odo, 5.0);
+  EXPECT_LT(mean_odo, 14.0);
+}
+
+/// The filter's estimate as a group element, for the finite differences below.
+struct OdoPoint {
+  M3 R;
+  V3 v, p, bg;
+};
+/// exp(e) X, b + ζ_g (e over [ξ_R ξ_v ξ_p ζ_g ζ_a]; ζ_a does not enter either measurement).
+OdoPoint perturbed(const OdoPoint& X, const Eigen::Matrix<double, 15, 1>& e) {
+  const V3 phi = e.segment<3>(0);
+  const M3 dR = talus::rotation_exp<double>(phi), J = talus::rotation_left_jacobian<double>(phi);
+  return OdoPoint{dR * X.R, dR * X.v + J * e.segment<3>(3), dR * X.p + J * e.segment<3>(6), X.bg + e.segment<3>(9)};
+}
+/// The two innovations written from the measurement's definition (leg_odometry_ekf.hpp).
+V3 velocity_innovation(const OdoPoint& X, const V3& gyro, const talus::FootOdometry<double>& f) {
+  const V3 y = -(gyro - X.bg).cross(f.position) - f.velocity;
+  return X.R * y - X.v;
+}
+double height_innovation(const OdoPoint& X, double foot_height, const talus::FootOdometry<double>& f) {
+  return foot_height - (X.p + X.R * f.position).z();
+}
+
+TEST(ConsistencyEstimation, LegOdometryJacobiansAndCovarianceStepMatchFiniteDifferences) {
+  // A generic estimate (50 steps of the synthesised motion) and a foot measurement consistent
+  // with it (both innovations zero). The truth X is exp(e) X̂: an estimate X̂ = exp(−e) X has
+  // the innovation z ≈ H e, so H's columns are central differences of z(exp(−h eᵢ) X).
+  Truth T;
+  Noise N;
+  Odo ekf;
+  std::mt19937_64 rng(21);
+  ASSERT_EQ(ekf.init(T.R(0), T.v(0), T.p(0)), Status::ok);
+  for (int k = 0; k < 50; ++k) {
+    ASSERT_EQ(ekf.propagate(T.omega(k * kDt), T.specific_force(k * kDt), kDt), Status::ok);
+    ASSERT_EQ(ekf.correct({true, true, true, true}, measure_odometry(T, (k + 1) * kDt, N.foot, 0.01, rng)), Status::ok);
+  }
+  const V3 gyro(0.3, -0.4, 0.2);
+  ASSERT_EQ(ekf.propagate(gyro, V3(0.3, -0.2, 9.9), 2e-3), Status::ok);
+  const OdoPoint X{ekf.rotation(), ekf.velocity(), ekf.position(), ekf.gyro_bias()};
+  ASSERT_GT(X.bg.norm(), 0.0);
+  talus::FootOdometry<double> f;
+  f.position = V3(0.21, -0.13, -0.24);
+  f.velocity = -(gyro - X.bg).cross(f.position) - X.R.transpose() * X.v;  // consistent: z = 0
+  f.position_covariance << 2e-6, 3e-7, -1e-7, 3e-7, 1.5e-6, 2e-7, -1e-7, 2e-7, 1e-6;
+  f.velocity_covariance << 4e-4, 1e-5, 0, 1e-5, 3e-4, -2e-5, 0, -2e-5, 2e-4;
+  ekf.foot_height = (X.p + X.R * f.position).z();
+  const Odo::Linearization lin = ekf.linearize(f);
+  EXPECT_LT(lin.z_velocity.norm(), 1e-14);
+  EXPECT_LT(std::abs(lin.z_height), 1e-14);
+  Eigen::Matrix<double, 3, 15> Hv;
+  Eigen::Matrix<double, 1, 15> Hh;
+  const double h = 1e-6;
+  for (int i = 0; i < 15; ++i) {
+    Eigen::Matrix<double, 15, 1> e = Eigen::Matrix<double, 15, 1>::Zero();
+    e[i] = h;
+    const OdoPoint lo = perturbed(X, -e), hi = perturbed(X, e);  // X̂ = exp(−(±h eᵢ)) X
+    Hv.col(i) = (velocity_innovation(lo, gyro, f) - velocity_innovation(hi, gyro, f)) / (2 * h);
+    Hh(0, i) = (height_innovation(lo, ekf.foot_height, f) - height_innovation(hi, ekf.foot_height, f)) / (2 * h);
+  }
+  EXPECT_LT((lin.H_velocity - Hv).cwiseAbs().maxCoeff(), 1e-7) << "\n" << lin.H_velocity << "\n\n" << Hv;
+  EXPECT_LT((lin.H_height - Hh).cwiseAbs().maxCoeff(), 1e-7) << "\n" << lin.H_height << "\n\n" << Hh;
+  // the noises from their definitions
+  const M3 sx = talus::skew<double>(f.position);
+  const M3 Nv =
+      X.R * (f.velocity_covariance + sx * (ekf.noise.gyro * ekf.noise.gyro / 2e-3) * sx.transpose()) * X.R.transpose();
+  const double Nh = (X.R * f.position_covariance * X.R.transpose())(2, 2) + ekf.ground_std * ekf.ground_std;
+  EXPECT_LT((lin.N_velocity - Nv).cwiseAbs().maxCoeff(), 1e-18);
+  EXPECT_NEAR(lin.N_height, Nh, 1e-18);
+
+  // One foot's correction against the textbook sequential update with the finite-difference
+  // H: P₁ = P − K₁ S₁ K₁ᵀ (velocity), P₂ = P₁ − K₂ S₂ K₂ᵀ (height); the estimate does not move
+  // (z = 0).
+  const Odo::Covariance P0 = ekf.covariance();
+  const M3 S1 = Hv * P0 * Hv.transpose() + Nv;
+  const Eigen::Matrix<double, 15, 3> K1 = P0 * Hv.transpose() * S1.inverse();
+  const Odo::Covariance P1 = P0 - K1 * S1 * K1.transpose();
+  const double S2 = (Hh * P1 * Hh.transpose())(0, 0) + Nh;
+  const Eigen::Matrix<double, 15, 1> K2 = P1 * Hh.transpose() / S2;
+  const Odo::Covariance P2 = P1 - K2 * S2 * K2.transpose();
+  OdoFeet feet;
+  feet[2] = f;
+  ASSERT_EQ(ekf.correct({false, false, true, false}, feet), Status::ok);
+  EXPECT_LT((ekf.covariance() - P2).cwiseAbs().maxCoeff(), 1e-10 * P2.cwiseAbs().maxCoeff());
+  EXPECT_LT((ekf.velocity() - X.v).norm(), 1e-12);
+  EXPECT_LT((ekf.position() - X.p).norm(), 1e-12);
+  EXPECT_EQ(ekf.report().feet_in_contact, 1);
+  EXPECT_LT(ekf.report().nis[2], 1e-20);
+  EXPECT_EQ(ekf.report().nis[0], 0.0);
+}
+
+TEST(ReliabilityEstimation, LegOdometryBadInputKeepsTheEstimate) {
+  Truth T;
+  Odo ekf;
+  EXPECT_EQ(ekf.propagate(V3::Zero(), -kG, kDt), Status::invalid_input);
+  EXPECT_EQ(ekf.failure().reason, talus::EstimatorFailureReason::not_initialized);
+  std::mt19937_64 rng(5);
+  EXPECT_EQ(ekf.correct({true, true, true, true}, measure_odometry(T, 0, 1e-3, 0.01, rng)), Status::invalid_input);
+  ASSERT_EQ(ekf.init(T.R(0), T.v(0), T.p(0)), Status::ok);
+  ASSERT_EQ(ekf.propagate(T.omega(0), T.specific_force(0), kDt), Status::ok);
+  ASSERT_EQ(ekf.correct({true, true, true, true}, measure_odometry(T, kDt, 1e-3, 0.01, rng)), Status::ok);
+  const Odo before = ekf;
+  auto same = [&](const Odo& a) {
+    return a.rotation() == before.rotation() && a.velocity() == before.velocity() &&
+           a.position() == before.position() && a.gyro_bias() == before.gyro_bias() &&
+           a.accel_bias() == before.accel_bias() && a.covariance() == before.covariance() &&
+           a.report().nis == before.report().nis;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    V3 gyro, acc;
+    double dt;
+    talus::EstimatorFailureReason why;
+  };
+  const Case cases[] = {
+      {V3(nan, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_invalid},
+      {V3(40, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_saturated},
+      {V3::Zero(), V3(0, 0, nan), kDt, talus::EstimatorFailureReason::accel_invalid},
+      {V3::Zero(), V3(0, 0, 235.0), kDt, talus::EstimatorFailureReason::accel_saturated},
+      {V3::Zero(), -kG, 0.0, talus::EstimatorFailureReason::dt_invalid},
+      {V3::Zero(), -kG, 0.2, talus::EstimatorFailureReason::dt_invalid},
+      {V3::Zero(), -kG, nan, talus::EstimatorFailureReason::dt_invalid},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ekf.propagate(c.gyro, c.acc, c.dt), Status::invalid_input);
+    EXPECT_EQ(ekf.failure().reason, c.why);
+    EXPECT_TRUE(same(ekf)) << talus::to_string(c.why);
+  }
+  struct FootCase {
+    int foot;
+    void (*spoil)(talus::FootOdometry<double>&);
+  };
+  const FootCase foot_cases[] = {
+      {2, [](talus::FootOdometry<double>& f) { f.position.x() = std::numeric_limits<double>::quiet_NaN(); }},
+      {0, [](talus::FootOdometry<double>& f) { f.position.z() = -11; }},
+      {1, [](talus::FootOdometry<double>& f) { f.velocity.y() = std::numeric_limits<double>::infinity(); }},
+      {3, [](talus::FootOdometry<double>& f) { f.velocity.y() = 12; }},
+      {1, [](talus::FootOdometry<double>& f) { f.position_covariance(0, 0) = -1; }},
+      {2, [](talus::FootOdometry<double>& f) { f.velocity_covariance(0, 1) = 1; }},                     // not symmetric
+      {3, [](talus::FootOdometry<double>& f) { f.velocity_covariance << 1, 2, 0, 2, 1, 0, 0, 0, 1; }},  // not PSD
+  };
+  for (const FootCase& c : foot_cases) {
+    OdoFeet bad = measure_odometry(T, kDt, 1e-3, 0.01, rng);
+    c.spoil(bad[c.foot]);
+    EXPECT_EQ(ekf.correct({true, true, true, true}, bad), Status::invalid_input) << c.foot;
+    EXPECT_EQ(ekf.failure().reason, talus::EstimatorFailureReason::foot_invalid);
+    EXPECT_EQ(ekf.failure().foot, c.foot);
+    EXPECT_TRUE(same(ekf)) << c.foot;
+    // the same foot out of contact is not read
+    std::array<bool, 4> contact{true, true, true, true};
+    contact[c.foot] = false;
+    Odo copy = ekf;
+    EXPECT_EQ(copy.correct(contact, bad), Status::ok);
+  }
+  ekf.ground_std = 0;
+  EXPECT_EQ(ekf.correct({true, true, true, true}, measure_odometry(T, kDt, 1e-3, 0.01, rng)), Status::invalid_input);
+  EXPECT_EQ(ekf.failure().reason, talus::EstimatorFailureReason::noise_invalid);
+  EXPECT_TRUE(same(ekf));
+  ekf.ground_std = 5e-3;
+  ekf.noise.gyro = -1;
+  EXPECT_EQ(ekf.propagate(V3::Zero(), -kG, kDt), Status::invalid_input);
+  EXPECT_EQ(ekf.failure().reason, talus::EstimatorFailureReason::noise_invalid);
+  EXPECT_TRUE(same(ekf));
+  ekf.noise.gyro = before.noise.gyro;
+  EXPECT_EQ(ekf.init(M3::Identity() * 2, V3::Zero(), V3::Zero()), Status::invalid_input);
+  EXPECT_EQ(ekf.failure().reason, talus::EstimatorFailureReason::initial_invalid);
+  EXPECT_TRUE(same(ekf));
+
+  // a base 1e300 m away: the process noise through p^ overflows (propagate: overflow), and
+  // the height measurement's H (ĉ_y, −ĉ_x) overflows its innovation variance (correct:
+  // singular on the foot it reached first); P and the estimate kept each time
+  Odo far;
+  ASSERT_EQ(far.init(T.R(0), T.v(0), V3(1e300, -1e300, 0.25)), Status::ok);
+  const Odo far_before = far;
+  auto far_kept = [&] {
+    return far.position() == far_before.position() && far.velocity() == far_before.velocity() &&
+           far.rotation() == far_before.rotation() && far.gyro_bias() == far_before.gyro_bias() &&
+           far.covariance() == far_before.covariance();
+  };
+  EXPECT_EQ(far.propagate(T.omega(0), T.specific_force(0), kDt), Status::overflow);
+  EXPECT_EQ(far.failure().reason, talus::EstimatorFailureReason::overflow);
+  EXPECT_TRUE(far_kept());
+  EXPECT_EQ(far.correct({false, true, true, true}, measure_odometry(T, kDt, 1e-3, 0.01, rng)), Status::singular);
+  EXPECT_EQ(far.failure().reason, talus::EstimatorFailureReason::singular);
+  EXPECT_EQ(far.failure().foot, 1);
+  EXPECT_TRUE(far_kept());
+  EXPECT_TRUE(talus::all_finite(far.covariance()));
+}
+
+TEST(ConsistencyEstimation, LegOdometryFloatMatchesDouble) {
+  // the rest case of LegOdometryAtRest... in float and double: the same estimate loosely
+  const M3 R_true = talus::rotation_exp<double>(V3(0.1, -0.05, 0));
+  const V3 acc = R_true.transpose() * (-kG);
+  talus::LegOdometryEkf<float, 4> ef;
+  Odo ed;
+  talus::InitialUncertainty<double> u;
+  u.tilt = 0.3;
+  u.velocity = 0.3;
+  talus::InitialUncertainty<float> uf;
+  uf.tilt = 0.3f;
+  uf.velocity = 0.3f;
+  ASSERT_EQ(ed.init(M3::Identity(), V3(0.1, 0, 0), V3(0, 0, 0.24), u), Status::ok);
+  ASSERT_EQ(ef.init(Eigen::Matrix3f::Identity(), Eigen::Vector3f(0.1f, 0, 0), Eigen::Vector3f(0, 0, 0.24f), uf),
+            Status::ok);
+  Truth T;
+  OdoFeet fd;
+  std::array<talus::FootOdometry<float>, 4> ff;
+  for (int j = 0; j < 4; ++j) {
+    fd[j].position = R_true.transpose() * (T.d[j] - V3(0, 0, 0.25));
+    fd[j].velocity = V3(0.001, -0.002, 0.0005) * (j + 1);  // a small disagreement between the feet
+    fd[j].position_covariance = M3::Identity() * 1e-6;
+    fd[j].velocity_covariance = M3::Identity() * 1e-4;
+    ff[j].position = fd[j].position.cast<float>();
+    ff[j].velocity = fd[j].velocity.cast<float>();
+    ff[j].position_covariance = fd[j].position_covariance.cast<float>();
+    ff[j].velocity_covariance = fd[j].velocity_covariance.cast<float>();
+  }
+  for (int k = 0; k < 2000; ++k) {
+    const V3 gyro(0.01 * std::sin(0.01 * k), 0, 0);
+    ASSERT_EQ(ed.propagate(gyro, acc, kDt), Status::ok);
+    ASSERT_EQ(ef.propagate(gyro.cast<float>(), acc.cast<float>(), 1e-3f), Status::ok);
+    ASSERT_EQ(ed.correct({true, true, true, true}, fd), Status::ok);
+    ASSERT_EQ(ef.correct({true, true, true, true}, ff), Status::ok);
+  }
+  EXPECT_LT((ef.velocity().cast<double>() - ed.velocity()).norm(), 1e-3);
+  EXPECT_LT(tilt_error_deg(ed.rotation(), ef.rotation().cast<double>()), 0.02);
+  EXPECT_NEAR(ef.position().z(), ed.position().z(), 1e-4);
+  EXPECT_NEAR(ed.position().z(), 0.25, 2e-3);
+}
+
+TEST(ConsistencyEstimation, LegOdometryVelocitiesMatchFiniteDifferencesOnSolo12) {
+  const auto model = solo::make_model<double>();
+  talus::Data<solo::Model<double>> data;
+  std::mt19937_64 rng(13);
+  std::uniform_real_distribution<double> u(-0.8, 0.8);
+  talus::JointPositions<solo::Model<double>> qj;
+  talus::JointVelocities<solo::Model<double>> qd;
+  for (int i = 0; i < qj.size(); ++i) {
+    qj[i] = u(rng);
+    qd[i] = 3 * u(rng);
+  }
+  const std::array<int, 4> frames{solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+                                  solo::frame_id("HR_FOOT")};
+  const double sq = 2e-4, sm = 1e-3, sqd = 0.05, smv = 0.01;
+  std::array<talus::FootOdometry<double>, 4> odo;
+  ASSERT_EQ(talus::leg_odometry(model, data, qj, qd, frames, sq, sm, sqd, smv, odo), Status::ok);
+  Feet kin;
+  ASSERT_EQ(talus::leg_kinematics(model, data, qj, frames, sq, sm, kin), Status::ok);
+  const double h = 1e-6;
+  Feet fp, fm;
+  ASSERT_EQ(talus::leg_kinematics(model, data, (qj + h * qd).eval(), frames, 0.0, 0.0, fp), Status::ok);
+  ASSERT_EQ(talus::leg_kinematics(model, data, (qj - h * qd).eval(), frames, 0.0, 0.0, fm), Status::ok);
+  for (int j = 0; j < 4; ++j) {
+    EXPECT_EQ(odo[j].position, kin[j].position);
+    EXPECT_LT((odo[j].position_covariance - kin[j].covariance).cwiseAbs().maxCoeff(), 1e-18);
+    const V3 v_fd = (fp[j].position - fm[j].position) / (2 * h);
+    EXPECT_GT(v_fd.norm(), 0.1);  // the feet do move relative to the base
+    EXPECT_LT((odo[j].velocity - v_fd).norm(), 1e-8) << j;
+    // Σv = σ_q̇² J Jᵀ + σ_mv² I with J by finite differences
+    Eigen::Matrix<double, 3, 12> Jfd;
+    for (int i = 0; i < 12; ++i) {
+      auto qp = qj, qm = qj;
+      qp[i] += 1e-6;
+      qm[i] -= 1e-6;
+      Feet a, b;
+      ASSERT_EQ(talus::leg_kinematics(model, data, qp, frames, 0.0, 0.0, a), Status::ok);
+      ASSERT_EQ(talus::leg_kinematics(model, data, qm, frames, 0.0, 0.0, b), Status::ok);
+      Jfd.col(i) = (a[j].position - b[j].position) / 2e-6;
+    }
+    const M3 expected = sqd * sqd * Jfd * Jfd.transpose() + smv * smv * M3::Identity();
+    EXPECT_LT((odo[j].velocity_covariance - expected).cwiseAbs().maxCoeff(), 1e-10);
+  }
+  auto bad = qd;
+  bad[5] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(talus::leg_odometry(model, data, qj, bad, frames, sq, sm, sqd, smv, odo), Status::invalid_input);
+  EXPECT_EQ(odo[0].velocity, V3::Zero());
+  EXPECT_EQ(odo[0].position, V3::Zero());
+  EXPECT_EQ(talus::leg_odometry(model, data, qj, qd, frames, sq, sm, -1.0, smv, odo), Status::invalid_input);
+}
+
+TEST(AllocEstimation, NoHeapInALegOdometryStep) {
+  const auto model = solo::make_model<double>();
+  talus::Data<solo::Model<double>> data;
+  talus::JointPositions<solo::Model<double>> qj;
+  qj << 0, 0.8, -1.6, 0, 0.8, -1.6, 0, -0.8, 1.6, 0, -0.8, 1.6;
+  const talus::JointVelocities<solo::Model<double>> qd = talus::JointVelocities<solo::Model<double>>::Constant(0.1);
+  const std::array<int, 4> frames{solo::frame_id("FL_FOOT"), solo::frame_id("FR_FOOT"), solo::frame_id("HL_FOOT"),
+                                  solo::frame_id("HR_FOOT")};
+  auto ekf = std::make_unique<Odo>();
+  auto ekf_f = std::make_unique<talus::LegOdometryEkf<float, 4>>();
+  ASSERT_EQ(ekf->init(M3::Identity(), V3::Zero(), V3(0, 0, 0.25)), Status::ok);
+  ASSERT_EQ(ekf_f->init(Eigen::Matrix3f::Identity(), Eigen::Vector3f::Zero(), Eigen::Vector3f(0, 0, 0.25f)),
+            Status::ok);
+  OdoFeet feet;
+  std::array<talus::FootOdometry<float>, 4> feet_f;
+  Status s1 = Status::ok, s2 = Status::ok, s3 = Status::ok, s4 = Status::ok, s5 = Status::ok;
+  const std::size_t calls = heap_calls([&] {
+    s1 = talus::leg_odometry(model, data, qj, qd, frames, 2e-4, 1e-3, 0.05, 0.01, feet);
+    s2 = ekf->propagate(V3(0.01, 0, 0), V3(0, 0, 9.81), kDt);
+    s3 = ekf->correct({true, true, false, true}, feet);
+    for (int j = 0; j < 4; ++j) {
+      feet_f[j].position = feet[j].position.cast<float>();
+      feet_f[j].velocity = feet[j].velocity.cast<float>();
+      feet_f[j].position_covariance = feet[j].position_covariance.cast<float>();
+      feet_f[j].velocity_covariance = feet[j].velocity_covariance.cast<float>();
+    }
+    s4 = ekf_f->propagate(Eigen::Vector3f(0.01f, 0, 0), Eigen::Vector3f(0, 0, 9.81f), 1e-3f);
+    s5 = ekf_f->correct({true, true, true, true}, feet_f);
+  });
+  EXPECT_EQ(calls, 0u);
+  EXPECT_EQ(s1, Status::ok);
+  EXPECT_EQ(s2, Status::ok);
+  EXPECT_EQ(s3, Status::ok);
+  EXPECT_EQ(s4, Status::ok);
+  EXPECT_EQ(s5, Status::ok);
 }
 
 }  // namespace

@@ -20,7 +20,14 @@
 namespace {
 using Model = talus::models::solo12::Model<double>;
 using Controller = talus::BalanceController<Model>;
-using Estimator = talus::LeggedEstimator<Model, 4>;
+// The estimator's filter (docs/estimation.md compares them): LegOdometryEkf, 15 states, fits the
+// M7 budget with the controller; HIL_FILTER_INVARIANT builds Hartley's filter with the feet
+// in the state (27 states) instead.
+#if defined(HIL_FILTER_INVARIANT)
+using Estimator = talus::LeggedEstimator<Model, 4, talus::InvariantEkf>;
+#else
+using Estimator = talus::LeggedEstimator<Model, 4, talus::LegOdometryEkf>;
+#endif
 const Model model = talus::models::solo12::make_model<double>();
 Controller controller;
 Estimator estimator;

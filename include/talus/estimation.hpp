@@ -1,8 +1,10 @@
 #pragma once
 /// \file estimation.hpp
 /// Floating-base state estimation for legged robots in one include: the contact-aided
-/// invariant EKF, the feet's kinematic measurements it corrects with, and the two together as
-/// a firmware's one-call-per-period estimator (docs/estimation.md).
+/// invariant EKF, the cheaper leg-odometry invariant EKF (no feet in the state), the feet's
+/// kinematic measurements they correct with, and the first two together as a firmware's
+/// one-call-per-period estimator (docs/estimation.md).
 #include <talus/estimation/invariant_ekf.hpp>
 #include <talus/estimation/leg_kinematics.hpp>
+#include <talus/estimation/leg_odometry_ekf.hpp>
 #include <talus/estimation/legged_estimator.hpp>

@@ -155,6 +155,35 @@ struct EstimatorReport {
   S max_nis = S(0);
 };
 
+/// Orientation at rest from one accelerometer sample (specific force, B axes): roll and
+/// pitch so that R ã points along −gravity, yaw zero. For init at start-up (both filters).
+template <class S>
+Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
+  const Vector3<S> up_b = accel.normalized();  // world z seen in B
+  // the rotation taking up_b to e_z with no yaw: R = rotation about (up_b × e_z)
+  const Vector3<S> ez = Vector3<S>::UnitZ();
+  const Vector3<S> axis = up_b.cross(ez);
+  const S s = axis.norm(), c = up_b.dot(ez);
+  if (s < S(1e-12)) return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
+  using std::atan2;
+  return rotation_exp<S>(axis / s * atan2(s, c));
+}
+
+namespace detail {
+/// A measurement's 3 × 3 covariance: finite, below 1e6, symmetric and positive semidefinite
+/// (to a relative 1e-6). Shared by the estimators' foot checks.
+template <class S>
+bool covariance3_valid(const Matrix3<S>& C) {
+  if (!all_finite(C)) return false;
+  const S scale = C.cwiseAbs().maxCoeff();
+  if (!(scale < S(1e6)) || (C - C.transpose()).cwiseAbs().maxCoeff() > S(1e-6) * scale) return false;
+  // positive semidefinite: the leading principal minors of C + tiny·I are ≥ 0
+  return C(0, 0) >= S(0) && C(1, 1) >= S(0) && C(2, 2) >= S(0) &&
+         C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale &&
+         C.determinant() >= -S(1e-6) * scale * scale * scale;
+}
+}  // namespace detail
+
 template <class S, int MaxFeet>
 class InvariantEkf {
   static_assert(MaxFeet >= 1, "talus::InvariantEkf needs MaxFeet >= 1");
@@ -200,18 +229,9 @@ class InvariantEkf {
     return succeed();
   }
 
-  /// Orientation at rest from one accelerometer sample (specific force, B axes): roll and
-  /// pitch so that R ã points along −gravity, yaw zero. For init at start-up.
+  /// Orientation at rest from one accelerometer sample: talus::tilt_from_accelerometer.
   static Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
-    const Vector3<S> up_b = accel.normalized();  // world z seen in B
-    // the rotation taking up_b to e_z with no yaw: R = rotation about (up_b × e_z)
-    const Vector3<S> ez = Vector3<S>::UnitZ();
-    const Vector3<S> axis = up_b.cross(ez);
-    const S s = axis.norm(), c = up_b.dot(ez);
-    if (s < S(1e-12))
-      return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
-    using std::atan2;
-    return rotation_exp<S>(axis / s * atan2(s, c));
+    return talus::tilt_from_accelerometer<S>(accel);
   }
 
   /// One IMU step: ω̃ (rad/s) and ã (m/s², specific force), both B axes, over dt (s).
@@ -314,16 +334,8 @@ class InvariantEkf {
     return all_finite(gravity) && gravity.norm() < S(1e3);
   }
   static bool foot_valid(const FootMeasurement<S>& f) {
-    if (!all_finite(f.position) || !all_finite(f.covariance) || !(f.position.cwiseAbs().maxCoeff() <= S(10)))
-      return false;
-    const Matrix3<S>& C = f.covariance;
-    using std::abs;
-    const S scale = C.cwiseAbs().maxCoeff();
-    if (!(scale < S(1e6)) || (C - C.transpose()).cwiseAbs().maxCoeff() > S(1e-6) * scale) return false;
-    // positive semidefinite: the leading principal minors of C + tiny·I are ≥ 0
-    return C(0, 0) >= S(0) && C(1, 1) >= S(0) && C(2, 2) >= S(0) &&
-           C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale &&
-           C.determinant() >= -S(1e-6) * scale * scale * scale;
+    return all_finite(f.position) && f.position.cwiseAbs().maxCoeff() <= S(10) &&
+           detail::covariance3_valid(f.covariance);
   }
 
   Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {

@@ -2,9 +2,16 @@
 /// \file legged_estimator.hpp
 /// The base state of a legged robot from what its firmware measures, once per control period:
 /// joint encoders, joint rates, an IMU and which feet touch the ground, in; the floating
-/// base's q and v for a controller (balance_controller.hpp), out. It is the invariant EKF
-/// (invariant_ekf.hpp) fed by the feet's kinematics (leg_kinematics.hpp), with the start-up
-/// and the bookkeeping a firmware would otherwise write itself.
+/// base's q and v for a controller (balance_controller.hpp), out. It is an invariant EKF fed
+/// by the feet's kinematics and odometry (leg_kinematics.hpp), with the start-up and the
+/// bookkeeping a firmware would otherwise write itself. Two filters, chosen by the template
+/// argument Filter:
+///   - InvariantEkf (the default): Hartley et al.'s contact-aided filter with the feet in the
+///     state (covariance 15 + 3·NumFeet), corrected by the feet's positions;
+///   - LegOdometryEkf: the same base filter without foot states (covariance 15), corrected by
+///     each stance foot's velocity (leg odometry) and its height on flat ground; about a third
+///     of the work, but it assumes flat ground for the height.
+/// docs/estimation.md compares them on the same runs.
 ///
 /// **Frames and units.** The IMU frame is the root body's frame B (a rotated IMU: rotate its
 /// samples into B first; a lever arm is not modelled). The estimate's world frame W is fixed
@@ -16,13 +23,14 @@
 /// **One update** (update(), dt = the time since the previous sample, s):
 ///   1. check: every input finite, the encoders inside the model's joint range (widened by
 ///      1e-3 rad), dt in (0, 0.1] after the first update;
-///   2. the feet's positions in B and their covariances, leg_kinematics (one kinematic sweep);
+///   2. the feet's positions and velocities in B and their covariances, leg_odometry (one
+///      kinematic sweep);
 ///   3. the first update starts the filter at rest (R from the accelerometer, v = 0, the height
 ///      from the feet that touch; with no foot touching, it refuses); later ones propagate the
 ///      IMU sample over dt;
 ///   4. contacts: the feet whose bit is set in `touching` (switches, or the caller's own
-///      detection) are added when they land and removed when they lift; the feet in contact
-///      correct the estimate;
+///      detection) correct the estimate (InvariantEkf adds a foot's state when it lands and
+///      removes it when it lifts);
 ///   5. the estimate in talus's conventions: q = [p̂; quaternion of R̂; encoders], v = [ω̃ − b̂_g;
 ///      R̂ᵀ v̂; joint rates] (the base's ω and v in B, as joints.hpp's free flyer).
 /// A gap between samples longer than Settings::max_gap (a link that was away) restarts the
@@ -44,6 +52,7 @@
 
 #include <talus/estimation/invariant_ekf.hpp>
 #include <talus/estimation/leg_kinematics.hpp>
+#include <talus/estimation/leg_odometry_ekf.hpp>
 #include <talus/math/quaternion.hpp>
 
 namespace talus {
@@ -51,17 +60,48 @@ namespace talus {
 /// How the feet are measured and what the filter assumes (defaults: ImuNoise's BMI088).
 template <class S>
 struct LeggedEstimatorSettings {
-  S encoder_std = S(2e-4);  ///< σ_q (rad): the encoders' quantisation step/√12 plus the drive's noise
-  S model_std = S(2e-3);    ///< σ_m (m): the kinematic model's error at a foot (a round foot rolls)
-  S foot_height = S(0);     ///< m: a touching foot frame's height above the ground (a foot sphere's radius)
-  S max_gap = S(0.1);       ///< s: a longer gap between samples restarts the filter
+  S encoder_std = S(2e-4);         ///< σ_q (rad): the encoders' quantisation step/√12 plus the drive's noise
+  S model_std = S(2e-3);           ///< σ_m (m): the kinematic model's error at a foot (a round foot rolls)
+  S rate_std = S(0.02);            ///< σ_q̇ (rad/s): the joint rates' noise (LegOdometryEkf's velocities)
+  S model_velocity_std = S(0.01);  ///< σ_mv (m/s): a stance foot's rolling and slip (LegOdometryEkf)
+  S ground_std = S(5e-3);          ///< σ_ground (m): the ground's unevenness (LegOdometryEkf's height)
+  S foot_height = S(0);            ///< m: a touching foot frame's height above the ground (a foot sphere's radius)
+  S max_gap = S(0.1);              ///< s: a longer gap between samples restarts the filter
   ImuNoise<S> noise{};
   ImuRange<S> range{};
   InitialUncertainty<S> initial{};
 };
 
-/// Estimator of the floating base for ModelT (root joint a free flyer) with NumFeet feet.
-template <class ModelT, int NumFeet>
+namespace detail {
+template <class T, int N>  // N in a non-deduced context: deduced from the filter's type
+using Array = std::array<T, static_cast<std::size_t>(N)>;
+
+/// The feet's correction of each filter from the same leg odometry.
+template <class S, int N>
+Status correct_with_feet(InvariantEkf<S, N>& filter, const Array<bool, N>& contact,
+                         const Array<FootOdometry<S>, N>& odometry) {
+  Array<FootMeasurement<S>, N> feet;
+  for (int k = 0; k < N; ++k) feet[k] = FootMeasurement<S>{odometry[k].position, odometry[k].position_covariance};
+  if (Status s = filter.set_contacts(contact, feet); s != Status::ok) return s;
+  return filter.correct(feet);
+}
+template <class S, int N>
+Status correct_with_feet(LegOdometryEkf<S, N>& filter, const Array<bool, N>& contact,
+                         const Array<FootOdometry<S>, N>& odometry) {
+  return filter.correct(contact, odometry);
+}
+template <class S, int N>
+void configure_ground(InvariantEkf<S, N>&, const LeggedEstimatorSettings<S>&) {}
+template <class S, int N>
+void configure_ground(LegOdometryEkf<S, N>& filter, const LeggedEstimatorSettings<S>& settings) {
+  filter.foot_height = settings.foot_height;
+  filter.ground_std = settings.ground_std;
+}
+}  // namespace detail
+
+/// Estimator of the floating base for ModelT (root joint a free flyer) with NumFeet feet,
+/// with the filter FilterT<S, NumFeet> (InvariantEkf or LegOdometryEkf: file comment).
+template <class ModelT, int NumFeet, template <class, int> class FilterT = InvariantEkf>
 class LeggedEstimator {
  public:
   using S = typename ModelT::Scalar;
@@ -70,8 +110,8 @@ class LeggedEstimator {
   using Config = Eigen::Matrix<S, nq, 1>;
   using Tangent = Eigen::Matrix<S, nv, 1>;
   using Joints = Eigen::Matrix<S, nj, 1>;
-  using Filter = InvariantEkf<S, NumFeet>;
-  using Feet = std::array<FootMeasurement<S>, NumFeet>;
+  using Filter = FilterT<S, NumFeet>;
+  using Feet = std::array<FootOdometry<S>, NumFeet>;
 
   /// Binds the model and the foot frames (foot k: contact bit k). invalid_input for an
   /// unknown foot frame, a setting out of its domain or a second init().
@@ -86,6 +126,7 @@ class LeggedEstimator {
     filter_.noise = settings.noise;
     filter_.range = settings.range;
     filter_.gravity = model.gravity.template cast<S>();
+    detail::configure_ground(filter_, settings);
     return Status::ok;
   }
 
@@ -101,7 +142,8 @@ class LeggedEstimator {
     if (filter_.initialized() && !(dt > S(0) && std::isfinite(dt))) return Status::invalid_input;
     const bool start = !filter_.initialized() || dt > settings_.max_gap;
     Feet feet;
-    if (Status s = leg_kinematics(*model_, data_, encoders, frames_, settings_.encoder_std, settings_.model_std, feet);
+    if (Status s = leg_odometry(*model_, data_, encoders, joint_rates, frames_, settings_.encoder_std,
+                                settings_.model_std, settings_.rate_std, settings_.model_velocity_std, feet);
         s != Status::ok)
       return s;
     std::array<bool, NumFeet> contact;
@@ -109,8 +151,7 @@ class LeggedEstimator {
     if (Status s = start ? start_filter(gyro, accel, contact, feet) : filter_.propagate(gyro, accel, dt);
         s != Status::ok)
       return s;
-    if (Status s = filter_.set_contacts(contact, feet); s != Status::ok) return s;
-    if (Status s = filter_.correct(feet); s != Status::ok) return s;
+    if (Status s = detail::correct_with_feet(filter_, contact, feet); s != Status::ok) return s;
     write_estimate(gyro, encoders, joint_rates);
     return Status::ok;
   }
@@ -123,7 +164,9 @@ class LeggedEstimator {
  private:
   static bool settings_valid(const LeggedEstimatorSettings<S>& s) {
     return s.encoder_std >= S(0) && s.encoder_std < S(1) && s.model_std >= S(0) && s.model_std < S(1) &&
-           s.foot_height >= S(0) && s.foot_height < S(1) && s.max_gap > S(0) && s.max_gap <= S(0.1);
+           s.rate_std >= S(0) && s.rate_std < S(10) && s.model_velocity_std >= S(0) && s.model_velocity_std < S(10) &&
+           s.ground_std > S(0) && s.ground_std < S(1) && s.foot_height >= S(0) && s.foot_height < S(1) &&
+           s.max_gap > S(0) && s.max_gap <= S(0.1);
   }
 
   bool inputs_valid(const Joints& encoders, const Joints& joint_rates) const {
@@ -140,7 +183,7 @@ class LeggedEstimator {
   Status start_filter(const Vector3<S>& gyro, const Vector3<S>& accel, const std::array<bool, NumFeet>& contact,
                       const Feet& feet) {
     if (!all_finite(gyro) || !all_finite(accel) || !(accel.norm() > S(1))) return Status::invalid_input;
-    const Matrix3<S> R = Filter::tilt_from_accelerometer(accel);
+    const Matrix3<S> R = tilt_from_accelerometer<S>(accel);
     S below = S(0);
     int n = 0;
     for (int k = 0; k < NumFeet; ++k)

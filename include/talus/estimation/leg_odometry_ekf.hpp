@@ -1,0 +1,488 @@
+#pragma once
+/// \file leg_odometry_ekf.hpp
+/// Leg-odometry invariant EKF: the right-invariant EKF of invariant_ekf.hpp (Hartley et al.,
+/// IJRR 2020, with IMU biases) WITHOUT the feet in the state. The feet correct the base through
+/// two measurements per stance foot: the base velocity the leg's kinematics implies (a foot in
+/// contact does not move) and the foot's height on flat ground. Covariance 15 × 15 whatever the
+/// number of feet (InvariantEkf: 15 + 3K), so an update costs a fraction of InvariantEkf's.
+///
+/// **Frames and units.** As invariant_ekf.hpp: world W z up, gravity g (`gravity`, m/s²); base
+/// B the IMU frame. State X = (R, v, p) ∈ SE_2(3) (R: B in W; v, p: W axes, m/s and m) and the
+/// biases b_g (rad/s), b_a (m/s²). Right-invariant error X = exp(ξ) X̂, b = b̂ + ζ; covariance
+/// P over [ξ_R ξ_v ξ_p ζ_g ζ_a] (indices iR = 0, iv = 3, ip = 6, ibg = 9, iba = 12).
+///
+/// **Propagation** (propagate: ω̃ rad/s, ã m/s² specific force, both B axes, dt s), ω = ω̃ − b̂_g,
+/// a = ã − b̂_a, exactly InvariantEkf's restricted to these blocks:
+///
+///   R⁺ = R exp(ω dt),   v⁺ = v + (R a + g) dt,   p⁺ = p + v dt + ½ (R a + g) dt²
+///   P⁺ = Φ P Φᵀ + Ad Q Adᵀ dt,   Φ = I + A dt,   Q = diag(σ_g², σ_a², 0, σ_bg², σ_ba²)
+///
+/// with A's nonzero blocks A(R,bg) = −R, A(v,R) = g^, A(v,bg) = −v^ R, A(v,ba) = −R, A(p,v) = I,
+/// A(p,bg) = −p^ R (Hartley 2020 §V-C). The last gyroscope sample ω̃ and dt are kept for the
+/// velocity measurement.
+///
+/// **Correction** (correct(contact, feet)), for each foot j in contact with FootOdometry
+/// s_j (position in B, m), ṡ_j (velocity relative to B in B, m/s: J_j q̇), Σs_j, Σv_j:
+///
+/// 1. Leg-odometry velocity (3 rows). A stance foot does not move: 0 = v + R(ω × s_j + ṡ_j),
+///    so the base's velocity in B is y_j = −(ω̃ − b̂_g) × s_j − ṡ_j, and with the true bias
+///    y_true = y_j + ζ_g × s_j. Right-invariant innovation and its linearisation:
+///
+///      z = R̂ y_j − v̂ ≈ ξ_v + R̂ [s_j]^ ζ_g,     H = [0  I  0  R̂[s_j]^  0]
+///      N = R̂ (Σv_j + [s_j]^ (σ_g²/dt) [s_j]^ᵀ) R̂ᵀ
+///
+///    N: the joint rates' noise through the leg (Σv_j) plus the gyroscope's discrete noise
+///    σ_g²/dt through the lever arm s_j (dt of the last propagate; the same sample also drove
+///    the propagation, a correlation the filter ignores). Before the first propagate after
+///    init the base is taken as not rotating (ω̃ = b̂_g) and the gyroscope term is left out.
+///
+/// 2. Flat-ground height (1 row). The foot frame is at height `foot_height` above the ground
+///    plane z = 0 of W (LeggedEstimator's world frame): 0 = e_zᵀ(p + R s_j) − foot_height. With
+///    p + R s ≈ ĉ + ξ_R × ĉ + ξ_p, ĉ = p̂ + R̂ s_j:
+///
+///      z = foot_height − e_zᵀ ĉ,     H = [−e_zᵀ[ĉ]^  0  e_zᵀ  0  0] = [(ĉ_y, −ĉ_x, 0)  0  e_zᵀ  0  0]
+///      N = (R̂ Σs_j R̂ᵀ)_zz + σ_ground²
+///
+///    σ_ground (`ground_std`, default 5 mm) is the ground's unevenness and the foot's rolling
+///    contact point. It is modelled as white although a real ground's error persists while the
+///    foot stays: on ground that is not flat the height estimate is biased by the error, and
+///    the filter is overconfident about it; raise ground_std (or leave the robot's height to
+///    the controller's own feet) there.
+///
+///    Each update: S = H P Hᵀ + N, K = P Hᵀ S⁻¹, and the covariance in **Joseph form**
+///    P⁺ = (I − K H) P (I − K H)ᵀ + K N Kᵀ, evaluated as A + (K N − A Hᵀ) Kᵀ with A = P − K (P Hᵀ)ᵀ
+///    (the same identity as InvariantEkf; exact for any K), in place on the lower triangle and
+///    mirrored (P exactly symmetric; A Hᵀ from A's own columns, not simplified). P Hᵀ
+///    from H's sparsity: P(:,v) + P(:,bg)(R̂[s]^)ᵀ for the velocity, ĉ_y P(:,R_x) − ĉ_x P(:,R_y)
+///    + P(:,p_z) for the height. The feet are taken one after the other (velocity, then height);
+///    every measurement is linearised at the estimate before the correction and the corrections
+///    accumulate, z' = z − H δ, δ ← δ + K z' (the sequential form of the stacked update), and
+///    X⁺ = exp(δ_ξ) X̂, b⁺ = b̂ + δ_b once at the end.
+///
+/// **What is observable.** The velocity (from the feet and the gyroscope), the tilt (roll,
+/// pitch: through gravity in the velocity, and through the feet's heights), the height (only
+/// through the flat-ground measurement: it assumes flat ground at z = 0) and the biases as in
+/// InvariantEkf. Yaw and the horizontal position are not observable: their estimates drift and
+/// their variances grow without bound. Without the feet in the state this filter has no memory
+/// of where a foot was: the horizontal position is integrated velocity, and a slipping foot
+/// corrupts the velocity (and through it the position) only while it slips.
+///
+/// **Bad input** (Status, the estimate and P kept bit for bit, failure() says which input): as
+/// InvariantEkf: a gyroscope or accelerometer sample NaN/Inf or at or beyond its range, dt not in
+/// (0, 0.1] s, a noise setting ≤ 0 or NaN (also ground_std, and foot_height not finite or beyond
+/// 10 m), a foot in contact with a position NaN/Inf or beyond 10 m, a velocity NaN/Inf or beyond
+/// 10 m/s, a covariance not finite or not symmetric positive semidefinite, an innovation
+/// covariance not positive definite (singular), or a result not finite (overflow). NaN never
+/// enters the state. Nothing allocates (every covariance product is lazyProduct or a loop,
+/// since Eigen's general product references malloc); the work per correct() is fixed per foot
+/// in contact.
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Core>
+
+#include <talus/estimation/invariant_ekf.hpp>
+#include <talus/linalg/cholesky.hpp>
+#include <talus/linalg/finite.hpp>
+#include <talus/math/rotation.hpp>
+#include <talus/status.hpp>
+
+namespace talus {
+
+/// One foot's leg-odometry measurement (leg_kinematics.hpp's leg_odometry computes it).
+template <class S>
+struct FootOdometry {
+  Vector3<S> position = Vector3<S>::Zero();                           ///< s_j, B axes (m)
+  Vector3<S> velocity = Vector3<S>::Zero();                           ///< ṡ_j = J_j q̇, B axes (m/s)
+  Matrix3<S> position_covariance = Matrix3<S>::Identity() * S(1e-6);  ///< Σs_j, B axes (m²)
+  Matrix3<S> velocity_covariance = Matrix3<S>::Identity() * S(1e-4);  ///< Σv_j, B axes (m²/s²)
+};
+
+/// What the last correct() of a LegOdometryEkf did, for a firmware's log.
+template <class S, int MaxFeet>
+struct LegOdometryReport {
+  int feet_in_contact = 0;
+  /// Normalised innovation squared of each foot's velocity measurement (χ²(3): mean 3, 95 %
+  /// below 7.81 when consistent, as InvariantEkf's); 0 for a foot not corrected.
+  std::array<S, MaxFeet> nis{};
+  /// The same of each foot's height measurement (χ²(1): mean 1, 95 % below 3.84).
+  std::array<S, MaxFeet> nis_height{};
+  S max_nis = S(0);  ///< largest of nis
+};
+
+template <class S, int MaxFeet>
+class LegOdometryEkf {
+  static_assert(MaxFeet >= 1, "talus::LegOdometryEkf needs MaxFeet >= 1");
+
+ public:
+  static constexpr int max_feet = MaxFeet;
+  static constexpr int dim = 15;  ///< covariance dimension, whatever MaxFeet
+  static constexpr int iR = 0, iv = 3, ip = 6, ibg = 9, iba = 12;
+  using Covariance = Eigen::Matrix<S, dim, dim>;
+  using Delta = Eigen::Matrix<S, dim, 1>;
+  using Feet = std::array<FootOdometry<S>, MaxFeet>;
+  using Contacts = std::array<bool, MaxFeet>;
+
+  ImuNoise<S> noise;  ///< foot_velocity is not used (no foot in the state)
+  ImuRange<S> range;
+  Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));
+  S foot_height = S(0);    ///< m: a touching foot frame's height above the ground plane z = 0
+  S ground_std = S(5e-3);  ///< σ_ground (m): the ground's unevenness, the foot's rolling contact
+
+  /// Starts the estimate at (R, v, p) with zero biases; P from sigma (as InvariantEkf::init).
+  Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
+    const bool rotation_ok = all_finite(R) &&
+                             (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
+                             R.determinant() > S(0);
+    if (!rotation_ok || !all_finite(v) || !all_finite(p) || !uncertainty_valid(sigma))
+      return fail(Status::invalid_input, EstimatorFailureReason::initial_invalid, -1);
+    R_ = rotation_renormalize(R);
+    v_ = v;
+    p_ = p;
+    bg_.setZero();
+    ba_.setZero();
+    gyro_.setZero();
+    dt_ = S(0);
+    P_.setZero();
+    P_.template block<3, 3>(iR, iR) = Vector3<S>(sq(sigma.tilt), sq(sigma.tilt), sq(sigma.yaw)).asDiagonal();
+    P_.template block<3, 3>(iv, iv) = Matrix3<S>::Identity() * sq(sigma.velocity);
+    P_.template block<3, 3>(ip, ip) = Matrix3<S>::Identity() * sq(sigma.position);
+    P_.template block<3, 3>(ibg, ibg) = Matrix3<S>::Identity() * sq(sigma.gyro_bias);
+    P_.template block<3, 3>(iba, iba) = Matrix3<S>::Identity() * sq(sigma.accel_bias);
+    initialized_ = true;
+    report_ = LegOdometryReport<S, MaxFeet>{};
+    return succeed();
+  }
+
+  /// Orientation at rest from one accelerometer sample (talus::tilt_from_accelerometer).
+  static Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
+    return talus::tilt_from_accelerometer<S>(accel);
+  }
+
+  /// One IMU step: ω̃ (rad/s) and ã (m/s², specific force), both B axes, over dt (s).
+  Status propagate(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
+    if (Status s = check_imu(gyro, accel, dt); s != Status::ok) return s;
+    const Vector3<S> w = gyro - bg_, a = accel - ba_;
+    const Vector3<S> world_acc = R_ * a + gravity;
+    saved_P_ = P_;      // the one copy: an overflow restores it
+    apply_phi(P_, dt);  // Φ P Φᵀ in place, with the state before the step
+    add_process_noise(P_, dt);
+    symmetrize(P_);
+    const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
+    const Vector3<S> v_next = v_ + world_acc * dt;
+    const Vector3<S> p_next = p_ + v_ * dt + S(0.5) * world_acc * dt * dt;
+    if (!all_finite(P_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next)) {
+      P_ = saved_P_;
+      return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
+    }
+    R_ = R_next;
+    v_ = v_next;
+    p_ = p_next;
+    gyro_ = gyro;
+    dt_ = dt;
+    return succeed();
+  }
+
+  /// Corrects with every foot j whose contact[j] is set, from feet[j] (others not read).
+  Status correct(const Contacts& contact, const Feet& feet) {
+    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
+    if (!settings_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
+    for (int j = 0; j < MaxFeet; ++j)
+      if (contact[j] && !foot_valid(feet[j]))
+        return fail(Status::invalid_input, EstimatorFailureReason::foot_invalid, j);
+    LegOdometryReport<S, MaxFeet> rep;
+    for (int j = 0; j < MaxFeet; ++j) rep.feet_in_contact += contact[j] ? 1 : 0;
+    if (rep.feet_in_contact == 0) {
+      report_ = rep;
+      return succeed();
+    }
+    saved_P_ = P_;  // the one copy: a failure part-way restores it (the state changes at the end)
+    Delta delta = Delta::Zero();
+    for (int j = 0; j < MaxFeet; ++j) {
+      if (!contact[j]) continue;
+      Status s = correct_velocity(j, feet[j], delta, rep.nis[j]);
+      if (s == Status::ok) s = correct_height(j, feet[j], delta, rep.nis_height[j]);
+      if (s != Status::ok) {
+        P_ = saved_P_;
+        return s;
+      }
+      if (rep.nis[j] > rep.max_nis) rep.max_nis = rep.nis[j];
+    }
+    // X⁺ = exp(δ_ξ) X̂, b⁺ = b̂ + δ_b
+    const Vector3<S> phi = delta.template segment<3>(iR);
+    const Matrix3<S> dR = rotation_exp<S>(phi), J = rotation_left_jacobian<S>(phi);
+    const Matrix3<S> R_next = rotation_renormalize<S>(dR * R_);
+    const Vector3<S> v_next = dR * v_ + J * delta.template segment<3>(iv);
+    const Vector3<S> p_next = dR * p_ + J * delta.template segment<3>(ip);
+    const Vector3<S> bg_next = bg_ + delta.template segment<3>(ibg);
+    const Vector3<S> ba_next = ba_ + delta.template segment<3>(iba);
+    if (!all_finite(P_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next) || !all_finite(bg_next) ||
+        !all_finite(ba_next)) {
+      P_ = saved_P_;
+      return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
+    }
+    R_ = R_next;
+    v_ = v_next;
+    p_ = p_next;
+    bg_ = bg_next;
+    ba_ = ba_next;
+    report_ = rep;
+    return succeed();
+  }
+
+  // ---- the measurements' linearisation (dense, for tests and logs; correct() uses the
+  // ---- same blocks sparsely) ---------------------------------------------------------------
+  struct Linearization {
+    Vector3<S> z_velocity;                ///< R̂ y − v̂
+    Eigen::Matrix<S, 3, dim> H_velocity;  ///< [0 I 0 R̂[s]^ 0]
+    Matrix3<S> N_velocity;                ///< R̂ (Σv + [s]^ σ_g²/dt [s]^ᵀ) R̂ᵀ
+    S z_height;                           ///< foot_height − e_zᵀ(p̂ + R̂ s)
+    Eigen::Matrix<S, 1, dim> H_height;    ///< [(ĉ_y, −ĉ_x, 0) 0 e_zᵀ 0 0]
+    S N_height;                           ///< (R̂ Σs R̂ᵀ)_zz + σ_ground²
+  };
+  /// Both measurements of one foot at the current estimate (no check of f).
+  Linearization linearize(const FootOdometry<S>& f) const {
+    Linearization l;
+    const VelocityModel m = velocity_model(f);
+    l.z_velocity = m.z;
+    l.H_velocity.setZero();
+    l.H_velocity.template block<3, 3>(0, iv).setIdentity();
+    l.H_velocity.template block<3, 3>(0, ibg) = m.B;
+    l.N_velocity = m.N;
+    const HeightModel h = height_model(f);
+    l.z_height = h.z;
+    l.H_height.setZero();
+    l.H_height(0, iR) = h.c.y();
+    l.H_height(0, iR + 1) = -h.c.x();
+    l.H_height(0, ip + 2) = S(1);
+    l.N_height = h.n;
+    return l;
+  }
+
+  // ---- reading ------------------------------------------------------------------------
+  struct State {
+    Matrix3<S> R;
+    Vector3<S> v, p, gyro_bias, accel_bias;
+  };
+  State state() const { return State{R_, v_, p_, bg_, ba_}; }
+  const Matrix3<S>& rotation() const { return R_; }
+  const Vector3<S>& velocity() const { return v_; }                 ///< world axes (m/s)
+  Vector3<S> body_velocity() const { return R_.transpose() * v_; }  ///< B axes (m/s)
+  const Vector3<S>& position() const { return p_; }
+  const Vector3<S>& gyro_bias() const { return bg_; }
+  const Vector3<S>& accel_bias() const { return ba_; }
+  bool initialized() const { return initialized_; }
+  const Covariance& covariance() const { return P_; }
+  const LegOdometryReport<S, MaxFeet>& report() const { return report_; }
+  const EstimatorFailure& failure() const { return failure_; }
+
+ private:
+  static S sq(S x) { return x * x; }
+  static bool uncertainty_valid(const InitialUncertainty<S>& u) {
+    const S xs[] = {u.tilt, u.yaw, u.velocity, u.position, u.gyro_bias, u.accel_bias};
+    for (S x : xs)
+      if (!(x > S(0) && x < S(1e6))) return false;
+    return true;
+  }
+  bool noise_valid() const {
+    const S xs[] = {noise.gyro, noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk, range.gyro, range.accel};
+    for (S x : xs)
+      if (!(x > S(0) && x < S(1e6))) return false;
+    return all_finite(gravity) && gravity.norm() < S(1e3);
+  }
+  bool settings_valid() const {
+    using std::abs;
+    return noise_valid() && ground_std > S(0) && ground_std < S(1e3) && abs(foot_height) <= S(10);
+  }
+  static bool foot_valid(const FootOdometry<S>& f) {
+    return all_finite(f.position) && f.position.cwiseAbs().maxCoeff() <= S(10) && all_finite(f.velocity) &&
+           f.velocity.cwiseAbs().maxCoeff() <= S(10) && detail::covariance3_valid(f.position_covariance) &&
+           detail::covariance3_valid(f.velocity_covariance);
+  }
+
+  Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
+    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
+    if (!noise_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
+    if (!all_finite(gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_invalid, -1);
+    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro))
+      return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
+    if (!all_finite(accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_invalid, -1);
+    if (!(accel.cwiseAbs().maxCoeff() < range.accel))
+      return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
+    if (!(dt > S(0) && dt <= S(0.1))) return fail(Status::invalid_input, EstimatorFailureReason::dt_invalid, -1);
+    return Status::ok;
+  }
+
+  static void symmetrize(Covariance& P) {
+    for (int c = 0; c < dim; ++c)
+      for (int r = c + 1; r < dim; ++r) P(r, c) = P(c, r) = S(0.5) * (P(r, c) + P(c, r));
+  }
+
+  /// P ← A + M Kᵀ with A = P − K Uᵀ (the Joseph form's two products, file comment), entry by
+  /// entry on the lower triangle and mirrored: P stays exactly symmetric, and a rank-m update
+  /// costs 120 · 2m multiply-adds instead of 225 · 2m.
+  template <int Rows>
+  void joseph_lower(const Eigen::Matrix<S, dim, Rows>& U, const Eigen::Matrix<S, dim, Rows>& K,
+                    const Eigen::Matrix<S, dim, Rows>& M) {
+    for (int c = 0; c < dim; ++c)
+      for (int r = c; r < dim; ++r) {
+        S x = P_(r, c);
+        for (int i = 0; i < Rows; ++i) x += M(r, i) * K(c, i) - K(r, i) * U(c, i);
+        P_(r, c) = x;
+        P_(c, r) = x;
+      }
+  }
+
+  /// P ← Φ P Φᵀ in place (InvariantEkf::apply_phi without the feet): rows, then columns; in
+  /// each pass the blocks that others read change last (p reads v, v reads R).
+  void apply_phi(Covariance& T, S dt) const {
+    const Matrix3<S> R_dt = R_ * dt, G_dt = skew<S>(gravity) * dt;
+    const Matrix3<S> V = skew<S>(v_) * R_dt, Pp = skew<S>(p_) * R_dt;
+    T.template middleRows<3>(ip) += dt * T.template middleRows<3>(iv);
+    T.template middleRows<3>(ip).noalias() -= Pp.lazyProduct(T.template middleRows<3>(ibg));
+    T.template middleRows<3>(iv).noalias() += G_dt.lazyProduct(T.template middleRows<3>(iR));
+    T.template middleRows<3>(iv).noalias() -= V.lazyProduct(T.template middleRows<3>(ibg));
+    T.template middleRows<3>(iv).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(iba));
+    T.template middleRows<3>(iR).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(ibg));
+    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
+    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg).lazyProduct(Pp.transpose());
+    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR).lazyProduct(G_dt.transpose());
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg).lazyProduct(V.transpose());
+    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba).lazyProduct(R_dt.transpose());
+    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg).lazyProduct(R_dt.transpose());
+  }
+
+  /// P += Ad Q Adᵀ dt: the gyroscope's noise through W = [I; v^; p^] on the 9 × 9 block of
+  /// (R, v, p), the others on their own diagonals (isotropic densities: the rotations cancel).
+  void add_process_noise(Covariance& P, S dt) const {
+    Eigen::Matrix<S, 9, 3> W;
+    W.template middleRows<3>(0).setIdentity();
+    W.template middleRows<3>(3) = skew<S>(v_);
+    W.template middleRows<3>(6) = skew<S>(p_);
+    P.template topLeftCorner<9, 9>().noalias() += ((sq(noise.gyro) * dt) * W).lazyProduct(W.transpose());
+    P.template block<3, 3>(iv, iv).diagonal().array() += sq(noise.accel) * dt;
+    P.template block<3, 3>(ibg, ibg).diagonal().array() += sq(noise.gyro_bias_walk) * dt;
+    P.template block<3, 3>(iba, iba).diagonal().array() += sq(noise.accel_bias_walk) * dt;
+  }
+
+  struct VelocityModel {
+    Vector3<S> z;  ///< R̂ y − v̂
+    Matrix3<S> B;  ///< R̂ [s]^: H's ζ_g block
+    Matrix3<S> N;
+  };
+  VelocityModel velocity_model(const FootOdometry<S>& f) const {
+    VelocityModel m;
+    const Vector3<S> w = gyro_ - bg_;
+    const Vector3<S> y = -w.cross(f.position) - f.velocity;
+    m.z = R_ * y - v_;
+    const Matrix3<S> sx = skew<S>(f.position);
+    m.B = R_ * sx;
+    Matrix3<S> Nb = f.velocity_covariance;
+    if (dt_ > S(0)) Nb.noalias() += (sq(noise.gyro) / dt_) * (sx * sx.transpose());
+    m.N = R_ * Nb * R_.transpose();
+    return m;
+  }
+  struct HeightModel {
+    S z;           ///< foot_height − e_zᵀ ĉ
+    Vector3<S> c;  ///< ĉ = p̂ + R̂ s
+    S n;
+  };
+  HeightModel height_model(const FootOdometry<S>& f) const {
+    HeightModel h;
+    h.c = p_ + R_ * f.position;
+    h.z = foot_height - h.c.z();
+    const Vector3<S> r3 = R_.row(2).transpose();  // (R̂ Σ R̂ᵀ)_zz = r3ᵀ Σ r3
+    h.n = r3.dot(f.position_covariance * r3) + sq(ground_std);
+    return h;
+  }
+
+  /// The 3-row velocity update (file comment, 1.), Joseph form in place on P_.
+  Status correct_velocity(int j, const FootOdometry<S>& f, Delta& delta, S& nis) {
+    const VelocityModel m = velocity_model(f);
+    const Matrix3<S> Bt = m.B.transpose();
+    // U = P Hᵀ = P(:, v) + P(:, bg) Bᵀ;  H U = U(v, :) + B U(bg, :)
+    Eigen::Matrix<S, dim, 3> U = P_.template middleCols<3>(iv);
+    U.noalias() += P_.template middleCols<3>(ibg).lazyProduct(Bt);
+    Matrix3<S> Sm = U.template middleRows<3>(iv);
+    Sm.noalias() += m.B.lazyProduct(U.template middleRows<3>(ibg));
+    Sm += m.N;
+    Sm = S(0.5) * (Sm + Sm.transpose());
+    Matrix3<S> L = Sm;
+    if (cholesky_factor(L, 3) != Status::ok) return fail(Status::singular, EstimatorFailureReason::singular, j);
+    // S⁻¹ = L⁻ᵀ L⁻¹ from the factor's 3 × 3 inverse (cheaper than 15 triangular solves)
+    Matrix3<S> Li = Matrix3<S>::Zero();
+    Li(0, 0) = S(1) / L(0, 0);
+    Li(1, 1) = S(1) / L(1, 1);
+    Li(2, 2) = S(1) / L(2, 2);
+    Li(1, 0) = -L(1, 0) * Li(0, 0) * Li(1, 1);
+    Li(2, 1) = -L(2, 1) * Li(1, 1) * Li(2, 2);
+    Li(2, 0) = -(L(2, 0) * Li(0, 0) + L(2, 1) * Li(1, 0)) * Li(2, 2);
+    const Matrix3<S> Sinv = Li.transpose().lazyProduct(Li);
+    const Eigen::Matrix<S, dim, 3> K = U.lazyProduct(Sinv);  // K = P Hᵀ S⁻¹
+    // sequential innovation: z' = z − H δ
+    Vector3<S> zs = m.z - delta.template segment<3>(iv);
+    zs.noalias() -= m.B.lazyProduct(delta.template segment<3>(ibg));
+    nis = zs.dot(Sinv.lazyProduct(zs));
+    delta.noalias() += K.lazyProduct(zs);
+    // Joseph: A = P − K Uᵀ; P⁺ = A + (K N − A Hᵀ) Kᵀ with A Hᵀ = A(:, v) + A(:, bg) Bᵀ from
+    // A's two column blocks, then the lower triangle of P⁺ in one pass (mirrored)
+    Eigen::Matrix<S, dim, 3> Av = P_.template middleCols<3>(iv);
+    Av.noalias() -= K.lazyProduct(U.template middleRows<3>(iv).transpose());
+    Eigen::Matrix<S, dim, 3> Ab = P_.template middleCols<3>(ibg);
+    Ab.noalias() -= K.lazyProduct(U.template middleRows<3>(ibg).transpose());
+    Eigen::Matrix<S, dim, 3> M = K.lazyProduct(m.N);
+    M -= Av;
+    M.noalias() -= Ab.lazyProduct(Bt);
+    joseph_lower(U, K, M);
+    if (!all_finite(delta) || !all_finite(K)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
+    return Status::ok;
+  }
+
+  /// The 1-row height update (file comment, 2.), Joseph form in place on P_.
+  Status correct_height(int j, const FootOdometry<S>& f, Delta& delta, S& nis) {
+    const HeightModel h = height_model(f);
+    const S cx = h.c.x(), cy = h.c.y();
+    // u = P hᵀ = ĉ_y P(:, R_x) − ĉ_x P(:, R_y) + P(:, p_z)
+    Delta u;
+    for (int r = 0; r < dim; ++r) u[r] = cy * P_(r, iR) - cx * P_(r, iR + 1) + P_(r, ip + 2);
+    const S s = cy * u[iR] - cx * u[iR + 1] + u[ip + 2] + h.n;
+    if (!(s > S(0)) || !(s < std::numeric_limits<S>::max()))
+      return fail(Status::singular, EstimatorFailureReason::singular, j);
+    const Delta k = u / s;
+    const S zs = h.z - (cy * delta[iR] - cx * delta[iR + 1] + delta[ip + 2]);
+    nis = zs * zs / s;
+    delta += k * zs;
+    // Joseph: A = P − k uᵀ; P⁺ = A + (k n − A hᵀ) kᵀ, A hᵀ from A's columns R_x, R_y, p_z
+    Delta mv;
+    for (int r = 0; r < dim; ++r) {
+      const S a_hT = cy * (P_(r, iR) - k[r] * u[iR]) - cx * (P_(r, iR + 1) - k[r] * u[iR + 1]) +
+                     (P_(r, ip + 2) - k[r] * u[ip + 2]);
+      mv[r] = k[r] * h.n - a_hT;
+    }
+    joseph_lower(u, k, mv);
+    if (!all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
+    return Status::ok;
+  }
+
+  Status fail(Status s, EstimatorFailureReason r, int foot) {
+    failure_ = EstimatorFailure{s, r, foot};
+    return s;
+  }
+  Status succeed() {
+    failure_ = EstimatorFailure{};
+    return Status::ok;
+  }
+
+  Matrix3<S> R_ = Matrix3<S>::Identity();
+  Vector3<S> v_ = Vector3<S>::Zero(), p_ = Vector3<S>::Zero(), bg_ = Vector3<S>::Zero(), ba_ = Vector3<S>::Zero();
+  Vector3<S> gyro_ = Vector3<S>::Zero();  ///< ω̃ of the last propagate
+  S dt_ = S(0);                           ///< dt of the last propagate (0: none since init)
+  Covariance P_ = Covariance::Identity();
+  Covariance saved_P_ = Covariance::Zero();
+  LegOdometryReport<S, MaxFeet> report_{};
+  EstimatorFailure failure_{};
+  bool initialized_ = false;
+};
+
+}  // namespace talus
