@@ -50,10 +50,9 @@
 ///    the controller's own feet) there.
 ///
 ///    Each update: S = H P Hᵀ + N, K = P Hᵀ S⁻¹, and the covariance in **Joseph form**
-///    P⁺ = (I − K H) P (I − K H)ᵀ + K N Kᵀ, evaluated as A + (K N − A Hᵀ) Kᵀ with A = P − K (P Hᵀ)ᵀ
-///    (the same identity as InvariantEkf; exact for any K), in place on the lower triangle and
-///    mirrored (P exactly symmetric; A Hᵀ from A's own columns, not simplified). P Hᵀ
-///    from H's sparsity: P(:,v) + P(:,bg)(R̂[s]^)ᵀ for the velocity, ĉ_y P(:,R_x) − ĉ_x P(:,R_y)
+///    P⁺ = (I − K H) P (I − K H)ᵀ + K N Kᵀ, evaluated as P − K Uᵀ + (K S − U) Kᵀ with U = P Hᵀ
+///    (the same expansion as InvariantEkf's; exact for any K), in place on the upper triangle
+///    and mirrored (P exactly symmetric). U = P Hᵀ from H's sparsity: P(:,v) + P(:,bg)(R̂[s]^)ᵀ for the velocity, ĉ_y P(:,R_x) − ĉ_x P(:,R_y)
 ///    + P(:,p_z) for the height. The feet are taken one after the other (velocity, then height);
 ///    every measurement is linearised at the estimate before the correction and the corrections
 ///    accumulate, z' = z − H δ, δ ← δ + K z' (the sequential form of the stacked update), and
@@ -319,16 +318,17 @@ class LegOdometryEkf {
       for (int r = c + 1; r < dim; ++r) P(r, c) = P(c, r) = S(0.5) * (P(r, c) + P(c, r));
   }
 
-  /// P ← A + M Kᵀ with A = P − K Uᵀ (the Joseph form's two products, file comment), entry by
-  /// entry on the lower triangle and mirrored: P stays exactly symmetric, and a rank-m update
-  /// costs 120 · 2m multiply-adds instead of 225 · 2m.
+  /// P ← (I − K H) P (I − K H)ᵀ + K N Kᵀ for a rank-Rows update, expanded with U = P Hᵀ and
+  /// S = H P Hᵀ + N into P − K Uᵀ + E Kᵀ, E = K S − U (the gain's residual; as InvariantEkf's
+  /// joseph_update): valid for any K. Kᵀ, Uᵀ, Eᵀ are Rows × 15 strips (each state's entries
+  /// contiguous); the upper triangle is computed and mirrored, so P stays exactly symmetric.
   template <int Rows>
-  void joseph_lower(const Eigen::Matrix<S, dim, Rows>& U, const Eigen::Matrix<S, dim, Rows>& K,
-                    const Eigen::Matrix<S, dim, Rows>& M) {
+  void joseph_update(const Eigen::Matrix<S, Rows, dim>& Kt, const Eigen::Matrix<S, Rows, dim>& Ut,
+                     const Eigen::Matrix<S, Rows, dim>& Et) {
     for (int c = 0; c < dim; ++c)
-      for (int r = c; r < dim; ++r) {
+      for (int r = 0; r <= c; ++r) {
         S x = P_(r, c);
-        for (int i = 0; i < Rows; ++i) x += M(r, i) * K(c, i) - K(r, i) * U(c, i);
+        for (int i = 0; i < Rows; ++i) x += Et(i, r) * Kt(i, c) - Kt(i, r) * Ut(i, c);
         P_(r, c) = x;
         P_(c, r) = x;
       }
@@ -425,16 +425,11 @@ class LegOdometryEkf {
     zs.noalias() -= m.B.lazyProduct(delta.template segment<3>(ibg));
     nis = zs.dot(Sinv.lazyProduct(zs));
     delta.noalias() += K.lazyProduct(zs);
-    // Joseph: A = P − K Uᵀ; P⁺ = A + (K N − A Hᵀ) Kᵀ with A Hᵀ = A(:, v) + A(:, bg) Bᵀ from
-    // A's two column blocks, then the lower triangle of P⁺ in one pass (mirrored)
-    Eigen::Matrix<S, dim, 3> Av = P_.template middleCols<3>(iv);
-    Av.noalias() -= K.lazyProduct(U.template middleRows<3>(iv).transpose());
-    Eigen::Matrix<S, dim, 3> Ab = P_.template middleCols<3>(ibg);
-    Ab.noalias() -= K.lazyProduct(U.template middleRows<3>(ibg).transpose());
-    Eigen::Matrix<S, dim, 3> M = K.lazyProduct(m.N);
-    M -= Av;
-    M.noalias() -= Ab.lazyProduct(Bt);
-    joseph_lower(U, K, M);
+    // Joseph (joseph_update): E = K S − U
+    const Eigen::Matrix<S, 3, dim> Kt = K.transpose(), Ut = U.transpose();
+    Eigen::Matrix<S, 3, dim> Et = Sm.lazyProduct(Kt);  // (K S)ᵀ, S symmetric
+    Et -= Ut;
+    joseph_update<3>(Kt, Ut, Et);
     if (!all_finite(delta) || !all_finite(K)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
     return Status::ok;
   }
@@ -453,14 +448,10 @@ class LegOdometryEkf {
     const S zs = h.z - (cy * delta[iR] - cx * delta[iR + 1] + delta[ip + 2]);
     nis = zs * zs / s;
     delta += k * zs;
-    // Joseph: A = P − k uᵀ; P⁺ = A + (k n − A hᵀ) kᵀ, A hᵀ from A's columns R_x, R_y, p_z
-    Delta mv;
-    for (int r = 0; r < dim; ++r) {
-      const S a_hT = cy * (P_(r, iR) - k[r] * u[iR]) - cx * (P_(r, iR + 1) - k[r] * u[iR + 1]) +
-                     (P_(r, ip + 2) - k[r] * u[ip + 2]);
-      mv[r] = k[r] * h.n - a_hT;
-    }
-    joseph_lower(u, k, mv);
+    // Joseph (joseph_update): e = k s − u
+    const Eigen::Matrix<S, 1, dim> kt = k.transpose(), ut = u.transpose();
+    const Eigen::Matrix<S, 1, dim> et = s * kt - ut;
+    joseph_update<1>(kt, ut, et);
     if (!all_finite(delta)) return fail(Status::overflow, EstimatorFailureReason::overflow, j);
     return Status::ok;
   }
