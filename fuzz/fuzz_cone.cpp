@@ -7,7 +7,7 @@
 // (else |μ|/4); byte 1: flags (bit 0 raw doubles, bit 1 absolute_tolerance, bit 2
 // relative_tolerance, bit 3 max_iterations, bit 4 over_relaxation, bit 5 rho, bit 6
 // rho_update_factor and rho_update_ratio, bit 7 warm start f of size 3nc + 1); byte 2:
-// nc % 7; then W (3nc × 3nc), b (3nc), μ (nc), the warm start f, the option values.
+// nc % 7 and check_interval 1 + (byte 2 / 7) % 4; then W (3nc × 3nc), b (3nc), μ (nc), the warm start f, the option values.
 // Promises: ok ⇒ f finite with 3nc entries, inside the cones and within the documented
 // residual bounds (re-checked here in double against the S-rounded W, b, μ, with a
 // rounding allowance of 16·3nc·ε(S)); not ok ⇒ f exactly zero; nc > 4, μ < 0 or invalid
@@ -44,7 +44,8 @@ void run_cone(std::uint8_t b0, Reader& r) {
   using VecX = Eigen::Matrix<S, Eigen::Dynamic, 1>;
   const std::uint8_t flags = r.byte();
   r.set_raw(flags & 1);
-  const int nc = r.byte() % (MaxC + 3), n = 3 * nc;
+  const std::uint8_t nc_byte = r.byte();
+  const int nc = nc_byte % (MaxC + 3), n = 3 * nc;
   const int shape = (b0 >> 1) & 3;
   Eigen::MatrixXd A(n, n);
   r.fill(A);
@@ -69,6 +70,7 @@ void run_cone(std::uint8_t b0, Reader& r) {
   if (flags & 2) o.absolute_tolerance = static_cast<S>(r.scalar() * 1e-6);
   if (flags & 4) o.relative_tolerance = static_cast<S>(r.scalar() * 1e-6);
   if (flags & 8) o.max_iterations = static_cast<int>(r.byte()) - 8;  // ≤ 247: bounded time
+  o.check_interval = 1 + nc_byte / (MaxC + 3) % 4;
   if (flags & 16) o.over_relaxation = static_cast<S>(r.scalar() / 2);
   if (flags & 32) o.rho = static_cast<S>(r.scalar());
   if (flags & 64) {

@@ -366,6 +366,41 @@ TEST(ConsistencyCone, IterationCap) {
   }
 }
 
+// (e') check_interval k: the same problem solves with the check after every k-th iteration
+// and the last only: ok at an iteration count that is a multiple of k (or the cap), with an
+// answer that passes the check and agrees with the every-iteration answer; with a cap that
+// is not a multiple of k the last iteration is still checked (the report holds its residuals).
+TEST(ConsistencyCone, CheckInterval) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  const int nc = 6;
+  const MatX W = random_delassus(nc, rng);
+  VecX b(3 * nc);
+  for (int k = 0; k < 3 * nc; ++k) b(k) = u(rng) - 0.5;
+  const VecX mu = VecX::Constant(nc, 0.6);
+  for (Method method : {pgs, admm}) {
+    ConeSolverOptions<double> o;
+    o.max_iterations = 5000;
+    const Result<double> every = solve<double>(method, W, b, mu, o);
+    ASSERT_EQ(every.s, Status::ok);
+    ASSERT_GT(every.report.iterations, 4);
+    o.check_interval = 4;
+    const Result<double> sparse = solve<double>(method, W, b, mu, o);
+    ASSERT_EQ(sparse.s, Status::ok) << name(method);
+    EXPECT_EQ(sparse.report.iterations % 4, 0) << name(method);
+    EXPECT_LE(sparse.report.evidence().value, 1.0);
+    (void)expect_coulomb(W, b, mu, sparse.f, 1e-7);
+    EXPECT_LE((sparse.f - every.f).cwiseAbs().maxCoeff(), 1e-5 * (1 + every.f.cwiseAbs().maxCoeff())) << name(method);
+    o.max_iterations = 3;  // not a multiple of 4: checked at the cap
+    const Result<double> capped = solve<double>(method, W, b, mu, o);
+    EXPECT_EQ(capped.s, Status::not_converged);
+    EXPECT_EQ(capped.report.iterations, 3);
+    EXPECT_GT(capped.report.evidence().value, 1.0);
+    std::printf("check_interval %-4s: every iteration %d iterations, every 4th %d\n", name(method),
+                every.report.iterations, sparse.report.iterations);
+  }
+}
+
 // (g) float: the sticking and frictionless problems in float, against the double answers.
 // ConeSolverReport's evidence (status.hpp, issue 26 item 4): each residual against its own
 // tolerance, recomputed here from f (σ = W f + b by Eigen; distances to K_μ and K_μ* in closed
@@ -517,6 +552,9 @@ TEST(ConsistencyCone, BadInput) {
     ConeSolverOptions<double> o;
     o.max_iterations = 0;
     expect(solve<double>(m, W, b, mu, o), Status::invalid_input, 6, "max_iterations 0");
+    o = {};
+    o.check_interval = 0;
+    expect(solve<double>(m, W, b, mu, o), Status::invalid_input, 6, "check_interval 0");
     for (double bad : {-1e-9, nan}) {
       o = {};
       o.absolute_tolerance = bad;

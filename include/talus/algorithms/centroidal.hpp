@@ -8,7 +8,8 @@
 /// momentum, kg·m/s), world axes — talus's [angular; linear] order. h_G = A_G(q) q̇, with
 /// A_G (6 x nv) the centroidal momentum matrix (Orin & Goswami).
 ///
-/// Method: world-frame subtree inertias Y_i (rigid-body inertias, summed leaf to root);
+/// Method: c and ċ body by body, c = Σ m_i c_i / M (center_of_mass). For the matrices,
+/// world-frame subtree inertias Y_i (rigid-body inertias, summed leaf to root);
 /// dof k on body i with world column s_k moves the whole subtree of i rigidly, so
 ///   J_c col k = (m_sub,i / M) (s_k,lin + s_k,ang × c_sub,i),   A_G col k = ᴳX_O* (Y_i s_k).
 #include <talus/algorithms/jacobians.hpp>
@@ -53,16 +54,40 @@ Status finish_com(Status s, Data<ModelT>& data) {
 }
 }  // namespace detail
 
+namespace detail {
+/// data.mass (kg), data.com (m, world) and, WithVelocity, data.vcom (m/s, world) from the
+/// placements (and body velocities) already in data: c = Σ m_i ᵒXᵢ(c_i) / M and
+/// ċ = Σ m_i ᵒRᵢ (v_i + ω_i × c_i) / M, body by body (the subtree inertias are not needed for
+/// c and ċ alone). singular if the total mass M is not > 0.
+template <bool WithVelocity, class ModelT>
+Status com_from_kinematics(const ModelT& model, Data<ModelT>& data) {
+  using S = typename ModelT::Scalar;
+  S mass = S(0);
+  Vector3<S> mc = Vector3<S>::Zero(), mv = Vector3<S>::Zero();
+  for (int i = 0; i < ModelT::nb; ++i) {
+    const Inertia<S>& Y = model.inertia[i];
+    mass += Y.mass;
+    mc += Y.mass * data.oMi[i].act_point(Y.com);
+    if constexpr (WithVelocity) {
+      const Motion<S>& vi = data.v[i];
+      mv += Y.mass * (data.oMi[i].R * (vi.template tail<3>() + vi.template head<3>().cross(Y.com)));
+    }
+  }
+  data.mass = mass;
+  if (!(mass > S(0))) return Status::singular;
+  data.com = mc / mass;
+  data.vcom = mv / mass;
+  return Status::ok;
+}
+}  // namespace detail
+
 /// data.com (m, world), data.mass (kg); data.vcom is set to zero. Returns singular if the
 /// total mass is zero. On failure data.com, data.vcom and data.mass are zero.
 template <class ModelT, class Q>
 Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q) {
   data.vcom.setZero();
   Status s = forward_kinematics(model, data, q);
-  if (s == Status::ok) {
-    detail::subtree_inertias(model, data);
-    if (!(data.mass > 0)) s = Status::singular;
-  }
+  if (s == Status::ok) s = detail::com_from_kinematics<false>(model, data);
   return detail::finish_com(s, data);
 }
 
@@ -70,20 +95,10 @@ Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::Matr
 template <class ModelT, class Q, class V>
 Status center_of_mass(const ModelT& model, Data<ModelT>& data, const Eigen::MatrixBase<Q>& q,
                       const Eigen::MatrixBase<V>& v) {
-  using S = typename ModelT::Scalar;
   data.vcom.setZero();
-  if (Status s = forward_kinematics(model, data, q, v); s != Status::ok) return detail::finish_com(s, data);
-  detail::subtree_inertias(model, data);
-  if (!(data.mass > 0)) return detail::finish_com(Status::singular, data);
-  Vector3<S> p = Vector3<S>::Zero();  // Σ m_i ċ_i
-  for (int i = 0; i < ModelT::nb; ++i) {
-    const Inertia<S>& Y = model.inertia[i];
-    const Motion<S>& vi = data.v[i];
-    const Vector3<S> vc = vi.template tail<3>() + vi.template head<3>().cross(Y.com);
-    p += Y.mass * (data.oMi[i].R * vc);
-  }
-  data.vcom = p / data.mass;
-  return detail::finish_com(Status::ok, data);
+  Status s = forward_kinematics(model, data, q, v);
+  if (s == Status::ok) s = detail::com_from_kinematics<true>(model, data);
+  return detail::finish_com(s, data);
 }
 
 /// Jacobian of the center of mass, world axes: ċ = Jc q̇. Also fills data.com, data.J.

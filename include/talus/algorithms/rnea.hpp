@@ -96,6 +96,19 @@ void rnea_pass(const ModelT& model, Data<ModelT>& data, const Q& q, const V& v, 
   rnea_backward(model, data);
 }
 
+/// RNEA on the placements already in data.liMi (a forward kinematics at the same q): the
+/// forward steps and the backward pass, without recomputing a joint transform. For a caller
+/// that has swept the tree once at q and reads everything else from data.
+template <int Level, bool WithFext, class ModelT, class V, class A>
+void rnea_on_placements(const ModelT& model, Data<ModelT>& data, const V& v, const A& a,
+                        const ExternalForces<ModelT>* fext) {
+  const auto a_world = gravity_acceleration(model);
+  static_for<ModelT::nb>([&](auto i) {
+    rnea_forward_body<decltype(i)::value, Level, WithFext>(model, data, v, a, fext, a_world);
+  });
+  rnea_backward(model, data);
+}
+
 }  // namespace detail
 
 /// Inverse dynamics: τ = H q̈ + C. Output tau (nv). Also fills data.liMi, v, a_gf, f, tau.

@@ -65,8 +65,9 @@
 /// for a fixed ρ (rho_update_factor = 1); the shift update has no convergence proof (nor in
 /// Pinocchio). Both solvers converged on every frictional problem of tests/cone_solvers_test.cpp.
 ///
-/// **The check** (both solvers, every iteration and on the start point; τ_a =
-/// absolute_tolerance in each residual's units, τ_r = relative_tolerance). With σ = W f + b
+/// **The check** (both solvers, on the start point and after every iteration, or every
+/// check_interval-th and the last; τ_a = absolute_tolerance in each residual's units,
+/// τ_r = relative_tolerance). With σ = W f + b
 /// recomputed at the candidate, s_f = max |f_k| and s_σ = max_k (|b_k| + Σ_j |W_kj| |f_j|) (the
 /// size of the terms of σ, which bounds its rounding error):
 ///     primal_residual = maxᵢ dist(fᵢ, Kᵢ)          ≤ τ_a + τ_r s_f
@@ -88,7 +89,7 @@
 /// - invalid_input: W not 3nc × 3nc or b not 3nc (nc = μ.size()), NaN/Inf or |x| >
 ///   input_limits::magnitude in W, b, μ (or in f when warm_start), μᵢ < 0, W not symmetric
 ///   (|W_ij − W_ji| > √ε max |W|), a bad option (tolerance negative/NaN, τ_r > 1,
-///   max_iterations < 1, over_relaxation outside (0, 2), rho < 0, rho_update_ratio < 1,
+///   max_iterations < 1, check_interval < 1, over_relaxation outside (0, 2), rho < 0, rho_update_ratio < 1,
 ///   rho_update_factor < 1, a value above input_limits::magnitude), or warm_start with an f
 ///   that does not have 3nc entries.
 /// - capacity_exceeded: nc > MaxContacts.
@@ -146,6 +147,12 @@ struct ConeSolverOptions {
   S rho_update_ratio = S(10);  ///< ADMM: adapt ρ when one residual exceeds this × the other (≥ 1)
   S rho_update_factor = S(2);  ///< ADMM: ρ is multiplied or divided by it (≥ 1; 1: fixed ρ)
   bool warm_start = false;     ///< start from f's incoming value (else from f = 0)
+  /// The check (file comment) runs after every check_interval-th sweep or step and after the
+  /// last one allowed (≥ 1). Above 1 a solve may do up to check_interval − 1 more iterations
+  /// than it needed, each without the check's cost (about as much as the iteration's own): for
+  /// a caller with a small cap that mostly uses the last iterate (a control loop continuing
+  /// the solve over its steps, warm-started).
+  int check_interval = 1;
 };
 
 /// What a solve did; the residuals are those of the accepted (or last) iterate.
@@ -288,6 +295,12 @@ bool cone_check(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, 
          all_finite(f) && all_finite(ws.sigma);
 }
 
+/// Whether iteration `it` (1-based) ends with the check: every check_interval-th, and the last.
+template <class S>
+bool check_due(int it, const ConeSolverOptions<S>& o) {
+  return it % o.check_interval == 0 || it == o.max_iterations;
+}
+
 /// Input checks shared by both solvers (file comment, Status). nc = μ.size().
 template <class S, int MaxC, class DW, class DB, class DMu, class F>
 ConeSolverExit cone_validate(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b,
@@ -298,7 +311,7 @@ ConeSolverExit cone_validate(const Eigen::MatrixBase<DW>& W, const Eigen::Matrix
     return ConeSolverExit::invalid_input;
   if (nc > MaxC) return ConeSolverExit::capacity;
   const S mag = S(input_limits::magnitude);
-  if (!(o.max_iterations >= 1 && o.absolute_tolerance >= S(0) && o.absolute_tolerance <= mag &&
+  if (!(o.max_iterations >= 1 && o.check_interval >= 1 && o.absolute_tolerance >= S(0) && o.absolute_tolerance <= mag &&
         o.relative_tolerance >= S(0) && o.relative_tolerance <= S(1) && o.over_relaxation > S(0) &&
         o.over_relaxation < S(2) && o.rho >= S(0) && o.rho <= mag && o.rho_update_ratio >= S(1) &&
         o.rho_update_ratio <= mag && o.rho_update_factor >= S(1) && o.rho_update_factor <= mag))
@@ -436,7 +449,7 @@ Status solve_cone_pgs(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB
                                 static_cast<S>(W.coeff(j, k + 2)) * d2;
     }
     // the check recomputes σ = W f + b from scratch: no drift from the column updates
-    if (detail::cone_check(W, b, mu, ws.x, nc, options, ws, report, sf, ss)) {
+    if (detail::check_due(it, options) && detail::cone_check(W, b, mu, ws.x, nc, options, ws, report, sf, ss)) {
       f = ws.x;
       return detail::cone_finish(ConeSolverExit::solved, f, ncx, MaxC, report);
     }
@@ -546,7 +559,8 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
       dy = std::max(dy, abs(ws.y.coeff(k) - ws.y_prev.coeff(k)));
     }
     report.rho = rho;
-    if (detail::cone_check(W, b, mu, ws.y, nc, options, ws, report, sf, ss)) {
+    // (between checks ρ adapts on the last check's scales s_f, s_σ)
+    if (detail::check_due(it, options) && detail::cone_check(W, b, mu, ws.y, nc, options, ws, report, sf, ss)) {
       f = ws.y;
       return detail::cone_finish(ConeSolverExit::solved, f, ncx, MaxC, report);
     }

@@ -21,11 +21,14 @@
 /// (model.gravity, along −z). Feet are point contacts at the foot frames' origins (put the
 /// frame at the centre of a spherical foot).
 ///
-/// **One step** (balance), every quantity from talus on the measured state:
-///   1. centroidal_momentum: CoM c (m, world), its velocity ċ, angular momentum k_G.
-///   2. foot positions (frame_placement), compute_constraint_gamma on the ConstraintSet of the
-///      feet (one 3-row contact per foot, rows z, x, y in world axes, switched per foot with
-///      set_active): G (m × nv) and γ = −Ġ q̇ of the feet in contact.
+/// **One step** (balance), every quantity from talus on the measured state, from ONE sweep
+/// over the tree at (q, q̇) (placements, world Jacobian columns, body velocities and
+/// accelerations at q̈ = 0: what centroidal_momentum, frame_placement,
+/// compute_constraint_gamma, point_jacobian and rnea would each compute again):
+///   1. CoM c (m, world) and its velocity ċ (center_of_mass's kernel on the sweep).
+///   2. foot positions (frame_placement), and the rows of the ConstraintSet of the feet
+///      (compute_constraint_gamma's kernel; one 3-row contact per foot, rows z, x, y in world
+///      axes, switched per foot with set_active): G (m × nv) and γ = −Ġ q̇ of the feet in contact.
 ///   3. a PD on the CoM (x, y: towards the centroid of the feet in contact; z: the base height
 ///      target) and on the base orientation (towards the yaw it started with, level) gives
 ///      the base acceleration a_b = [ω̇; v̇] (base frame, talus's tangent space):
@@ -34,7 +37,7 @@
 ///   4. joint accelerations: a stance leg's so that its foot stays put, G q̈ = γ solved leg by
 ///      leg (each foot's 3 × 3 block of G on its own leg's joints); a swing leg's by a joint PD
 ///      to its swing posture (which is where the joint damping acts).
-///   5. rnea(q, v, q̈_des) = H q̈_des + C: its 6 base rows are the wrench τ_b (base frame, about
+///   5. RNEA (q, v, q̈_des) = H q̈_des + C on the sweep's placements: its 6 base rows are the wrench τ_b (base frame, about
 ///      the base origin: gravity, Coriolis and the requested acceleration) that the contacts
 ///      must supply, its joint rows the joint torques without contacts.
 ///   6. contact forces λ (N, world, on the robot) with G_bᵀ λ = τ_b, each foot's λ inside its
@@ -147,6 +150,10 @@ struct ControllerConfig {
   int max_invalid_in_row = 20;  ///< invalid frames (or talus failures) in a row before safe mode
   /// Cone solver cap per step (when the sticking answer leaves a cone): bounds the step's work.
   int solver_iterations = 6;
+  /// The cone solver's check after every this many iterations and the last
+  /// (ConeSolverOptions::check_interval): under a push most solves use all the iterations and
+  /// end at the cap, and a check costs about as much as an iteration.
+  int solver_check_interval = 3;
   S solver_tolerance = S(1e-5);  ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
 };
 
@@ -303,7 +310,7 @@ class BalanceController {
       if (!non_negative(x)) return false;
     for (const S x : others)
       if (!non_negative(x)) return false;
-    return c.max_invalid_in_row >= 1 && c.solver_iterations >= 1;
+    return c.max_invalid_in_row >= 1 && c.solver_iterations >= 1 && c.solver_check_interval >= 1;
   }
 
   /// Foot frame `frame` hangs below the three joints of leg k (v indices 6+3k..6+3k+2) and
@@ -358,9 +365,10 @@ class BalanceController {
 
   Status balance(S t, const Config& q, const Tangent& v, unsigned lift_request, unsigned touching, Output& out) {
     const ModelT& model = *model_;
-    // 1. CoM and centroidal momentum; placements (data.oMi) for the feet.
-    Force<S> hg;
-    if (Status s = centroidal_momentum(model, data_, q, v, hg); s != Status::ok) return s;
+    // The one sweep (file comment), then 1. the CoM and its velocity from it.
+    if (Status s = detail::check_constraint_inputs(model, cs_, q, v); s != Status::ok) return s;
+    detail::kinematics_with_world_jacobian(model, data_, q, v, true);
+    if (Status s = detail::com_from_kinematics<true>(model, data_); s != Status::ok) return s;
     const Vector3<S> c = data_.com, dc = data_.vcom;
     Vector3<S> foot[NumFeet];
     for (int k = 0; k < NumFeet; ++k) {
@@ -388,8 +396,10 @@ class BalanceController {
     // Three feet: the phase machine (lowest requested foot; one at a time).
     update_lift(t, lift_request, touching, q, foot);
 
-    // 2. G and γ of the feet in contact.
-    if (Status s = compute_constraint_gamma(model, data_, cs_, q, v); s != Status::ok) return s;
+    // 2. G and γ of the feet in contact, from the sweep (anchor_contacts above re-sweeps the
+    // placements at the same q: the same values).
+    if (!detail::constraint_rows(model, data_, cs_, q, v, detail::pass_jacobian | detail::pass_gamma))
+      return Status::invalid_input;
     const int m = cs_.active_rows();
 
     // 3. Targets and the base acceleration.
@@ -434,10 +444,7 @@ class BalanceController {
       if (r < 0 && lift_ == Lift::lower) {
         // Lowering: the foot back to where it lifted from, 1 cm below the ground so that it
         // lands whatever the legs' posture, by a Cartesian PD through its leg's Jacobian.
-        const Frame<S>& F = model.frames[foot_frame_[k]];
-        if (Status s = point_jacobian(model, data_, q, F.body, F.placement.p, ReferenceFrame::local_world_aligned, Jf_);
-            s != Status::ok)
-          return s;
+        foot_jacobian(foot_frame_[k], foot[k]);
         const Vector3<S> p_land = lift_from_ - Vector3<S>(S(0), S(0), S(0.01));
         const Vector3<S> af = cfg_.kp_swing * (p_land - foot[k]) - cfg_.kd_swing * (Jf_ * v) -
                               Jf_.template leftCols<6>() * qdd.template head<6>();
@@ -471,17 +478,33 @@ class BalanceController {
     }
 
     // 5. Inverse dynamics.
-    Tangent tau_full;
-    if (Status s = rnea(model, data_, q, v, qdd, tau_full); s != Status::ok) return s;
+    detail::rnea_on_placements<2, false>(model, data_, v, qdd, nullptr);
+    const Tangent tau_full = data_.tau;
+    if (!all_finite(tau_full)) return Status::overflow;
     out.wrench = tau_full.template head<6>();
 
     // 6. Distribution inside the friction cones.
-    const auto Gb = cs_.G.leftCols(6);
     Eigen::Matrix<S, 6, 1> weight;
     const S wl = S(1) / (cfg_.weight_length * cfg_.weight_length);
     weight << wl, wl, wl, S(1), S(1), S(1);
-    W_.noalias() = Gb * weight.asDiagonal() * Gb.transpose();
-    b_.noalias() = -(Gb * weight.asDiagonal() * out.wrench);
+    // W = G_b Q G_bᵀ (its lower triangle, mirrored) and b = −G_b Q τ_b entry by entry: six
+    // terms each, where a run-time-sized product would go through Eigen's general GEMM.
+    W_.resize(m, m);
+    b_.resize(m);
+    for (int i = 0; i < m; ++i) {
+      S gi[6];
+      S bi = S(0);
+      for (int r = 0; r < 6; ++r) {
+        gi[r] = weight[r] * cs_.G(i, r);
+        bi -= gi[r] * out.wrench[r];
+      }
+      b_[i] = bi;
+      for (int j = 0; j <= i; ++j) {
+        S wij = S(0);
+        for (int r = 0; r < 6; ++r) wij += gi[r] * cs_.G(j, r);
+        W_(i, j) = W_(j, i) = wij;
+      }
+    }
     // ε on the normal rows, a larger ε_t on the tangential ones: among the force sets that
     // give the wrench (nc feet in contact: a (3 nc − 6)-dimensional family) the one with the least friction, which
     // keeps more feet inside their cones without the iterative solve.
@@ -512,6 +535,7 @@ class BalanceController {
       ConeSolverOptions<S> opt;
       opt.max_iterations = cfg_.solver_iterations;
       opt.relative_tolerance = cfg_.solver_tolerance;
+      opt.check_interval = cfg_.solver_check_interval;
       opt.warm_start = lambda_prev_.size() == m;
       if (opt.warm_start) {
         lambda_ = lambda_prev_;
@@ -547,6 +571,17 @@ class BalanceController {
         out.lambda.template segment<3>(3 * k) = lambda_.template segment<3>(r);
     out.state = state_;
     return Status::ok;
+  }
+
+  /// Jf_ ← the linear velocity Jacobian (world axes) of the foot point at world position p on
+  /// `frame`'s body, from the sweep's world Jacobian columns (point_jacobian's
+  /// local_world_aligned rows, without its forward kinematics).
+  void foot_jacobian(int frame, const Vector3<S>& p) {
+    Jf_.setZero();
+    detail::for_each_supporting_dof<ModelT>(model_->frames[frame].body, [&](int k) {
+      const Motion<S> col = data_.J.col(k);
+      Jf_.col(k) = col.template tail<3>() + col.template head<3>().cross(p);
+    });
   }
 
   /// The lift sequence's next phase, from time t (s).
