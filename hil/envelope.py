@@ -74,8 +74,8 @@ def run_harness(a, out, extra):
     if os.path.exists(summary):
         os.remove(summary)
     cmd = [a.harness, "--urdf", a.urdf, "--native", a.firmware, "--out", out, "--summary", summary] + extra
-    with open(os.path.join(out, "verdict.txt"), "w") as f:
-        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    with open(os.path.join(out, "verdict.txt"), "w") as f:  # in out: MuJoCo's MUJOCO_LOG.TXT lands there
+        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=out)
     if not os.path.exists(summary):
         sys.exit("envelope: the harness wrote no summary (exit %d): %s" % (rc, " ".join(cmd)))
     with open(summary) as f:
@@ -214,6 +214,7 @@ def main():
     p.add_argument("--steps", type=int, default=4, help="bisection steps per direction after the scan")
     p.add_argument("--max-impulse", type=float, default=4.0, help="N·s, the scan's upper end")
     a = p.parse_args()
+    a.harness, a.firmware, a.urdf, a.out = (os.path.abspath(x) for x in (a.harness, a.firmware, a.urdf, a.out))
     cells = [c for c in CELLS if c[3]] if a.short else CELLS
     os.makedirs(a.out, exist_ok=True)
     t0 = time.time()
