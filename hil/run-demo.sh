@@ -6,14 +6,24 @@
 #   bash hil/run-demo.sh            the Cortex-M7 (the main job)
 #   bash hil/run-demo.sh native     the same firmware as a native POSIX process (build/host-release)
 #   bash hil/run-demo.sh freertos   the same firmware as a FreeRTOS task on the Cortex-M7
+#   bash hil/run-demo.sh envelope   the robustness envelope (hil/envelope.py): the full scenario
+#                                   natively under payloads, lower friction, 2× noise, latency,
+#                                   an IMU bias step, pushes bisected; one table and a figure
 # Builds only what the demo needs: the generator and the harness (build/target-host), the
-# firmware (build/cortex-m7). Output: build/hil-demo[-native]/log.csv and plots/*.png.
+# firmware (build/cortex-m7). Output: build/hil-demo[-native]/log.csv and plots/*.png;
+# envelope: build/hil-envelope/envelope.{md,csv,png}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 urdf="${TALUS_MODELS_DIR:-$root/../shared/models}/solo12/solo12.urdf"
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3   # Debian's, with python3-matplotlib
+if [ "${1:-}" = "envelope" ]; then
+  cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/host-release -j2 --target hil_firmware_native hil_harness
+  exec "$python" hil/envelope.py --harness build/host-release/hil/hil_harness \
+    --firmware build/host-release/hil/hil_firmware_native --urdf "$urdf" --out build/hil-envelope "${@:2}"
+fi
 if [ "${1:-}" = "native" ]; then
   cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build/host-release -j2 --target hil_firmware_native hil_harness

@@ -8,6 +8,19 @@
 //   hil_harness --urdf <solo12.urdf> (--native <firmware> | --qemu <firmware.elf> | --tcp <port>)
 //               [--run full|short] [--out <dir>] [--fault-rate r] [--seed n] [--deadline-ms d]
 //               [--name <what runs the firmware, for the verdict and the plots>]
+//               [robustness envelope: --payload frac[,dx,dy,dz] --mu m --noise-scale k --latency n
+//                --bias-step t,gyro,accel --run push --push-impulse J --push-dir lateral|frontal
+//                --summary <file>]
+//
+// The robustness envelope (hil/envelope.py repeats runs under these; none changes anything when
+// absent): --payload a point mass of frac × the robot's mass on the base, dx, dy, dz (m, base
+// frame) from the base's CoM; --mu the floor's friction (plant; the controller assumes 0.6);
+// --noise-scale every sensor noise and bias × k; --latency each command applied n periods after
+// the one it answers (a FIFO between the link and the drives; 0 = the rig's nominal timing);
+// --bias-step at plant time t s, every axis's gyroscope bias + gyro rad/s and accelerometer bias
+// + accel m/s². --run push: stand 0.5 s, then one push of J N·s (0.1 s) sideways (+y) or
+// forwards (+x), 1.5 s to recover: the envelope bisects J. --summary: the judged figures as
+// key=value lines, for a script.
 //
 // Each 1 ms period k: send sensor frame k (the sensors at the plant state after period k−1),
 // wait for the command that echoes k, apply it for 1 ms of plant time (two MuJoCo substeps);
@@ -66,13 +79,25 @@ struct Segment {
   int silence = 0;        ///< periods without any frame, from the start
 };
 
-std::vector<Segment> scenarios(const std::string& run, double fault_rate) {
+/// The envelope's push test (--run push): the impulse (N·s) and its direction.
+struct PushTest {
+  double impulse = 0;
+  bool frontal = false;
+};
+
+std::vector<Segment> scenarios(const std::string& run, double fault_rate, const PushTest& pt) {
   std::vector<Segment> s;
   auto push = [&](const char* name, double fx, double fy, double duration) {
     Segment g{name, duration};
     g.push = Eigen::Vector3d(fx, fy, 0);
     s.push_back(g);
   };
+  if (run == "push") {  // the envelope's bisection: one push from standing, then time to recover
+    s.push_back({"stand", 0.5});
+    const double f = pt.impulse / s.back().push_time;
+    push(pt.frontal ? "push_frontal" : "push_lateral", pt.frontal ? f : 0, pt.frontal ? 0 : f, 1.5);
+    return s;
+  }
   if (run == "short") {  // CI (label hil): stand, one push, a fault burst, NaN frames, the silent link
     s.push_back({"stand", 0.3});
     push("push_lateral", 0, 15, 0.6);
@@ -194,6 +219,47 @@ long peek_sequence(const std::vector<std::uint8_t>& frame) {
 
 const double kZMin = 0.16, kTiltMax = 20.0, kBudget = 150000;
 
+/// The rig-side knobs of the robustness envelope that live in the harness (the plant's and the
+/// sensors' are in PlantConfig and SensorNoise).
+struct Envelope {
+  int latency = 0;             ///< periods between a command's own period and the one it drives
+  double bias_step_at = -1;    ///< s of plant time; < 0: no bias step
+  double bias_step_gyro = 0;   ///< rad/s on every axis
+  double bias_step_accel = 0;  ///< m/s² on every axis
+  std::string describe;        ///< for the CSV header and the verdict ("" when nominal)
+};
+
+/// The drives' side of the latency: commands queue here for `latency` periods.
+struct ActuationDelay {
+  std::vector<Joints> fifo;
+  std::size_t head = 0;
+  explicit ActuationDelay(int latency) : fifo(static_cast<std::size_t>(latency), Joints::Zero()) {}
+  /// Queues this period's torques, returns the ones the drives apply now.
+  Joints pass(const Joints& tau) {
+    if (fifo.empty()) return tau;
+    Joints out = fifo[head];
+    fifo[head] = tau;
+    head = (head + 1) % fifo.size();
+    return out;
+  }
+};
+
+/// "a,b,c,..." into up to n doubles; false if a field does not parse.
+bool parse_list(const std::string& v, double* out, int n, int& got) {
+  got = 0;
+  std::size_t pos = 0;
+  while (got < n && pos <= v.size()) {
+    const std::size_t comma = std::min(v.find(',', pos), v.size());
+    char* end = nullptr;
+    const std::string field = v.substr(pos, comma - pos);
+    out[got] = std::strtod(field.c_str(), &end);
+    if (field.empty() || *end != 0) return false;
+    ++got;
+    pos = comma + 1;
+  }
+  return pos > v.size();
+}
+
 void rpy(const Eigen::Vector4d& wxyz, double& r, double& p, double& y) {
   Eigen::Matrix<double, 19, 1> q = Eigen::Matrix<double, 19, 1>::Zero();
   q.segment<4>(3) = wxyz;
@@ -222,6 +288,26 @@ void write_estimate_columns(std::ofstream& csv, const PlantState& truth, const C
   csv << line;
 }
 
+/// The figures the envelope judges a run by (--summary).
+struct Summary {
+  bool stayed_up;
+  double stood_z, min_z, max_tilt_deg, push_lateral, push_frontal;  ///< m, m, °, N·s, N·s
+  double est_v_rms, est_tilt_deg, est_height;                       ///< m/s, °, m
+  bool all_checks;
+  std::string fell_in;  ///< "" when it stayed up
+};
+
+void write_summary(const std::string& path, const Summary& s) {
+  std::ofstream f(path);
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "stayed_up=%d\nstood_z=%.4f\nmin_z=%.4f\nmax_tilt_deg=%.2f\npush_lateral=%.3f\npush_frontal=%.3f\n"
+                "est_v_rms=%.5f\nest_tilt_deg=%.3f\nest_height_mm=%.2f\nall_checks=%d\n",
+                s.stayed_up ? 1 : 0, s.stood_z, s.min_z, s.max_tilt_deg, s.push_lateral, s.push_frontal, s.est_v_rms,
+                s.est_tilt_deg, 1e3 * s.est_height, s.all_checks ? 1 : 0);
+  f << line << "fell_in=" << s.fell_in << "\n";
+}
+
 int run(int argc, char** argv) {
   std::string urdf, native, qemu, run_kind = "full", out_dir = "hil-out";
   int tcp_port = 0;
@@ -229,6 +315,12 @@ int run(int argc, char** argv) {
   double fault_rate = 0.03;
   unsigned seed = 1;
   int deadline_ms = -1;
+  PlantConfig pc;
+  SensorNoise noise;
+  Envelope env;
+  PushTest push_test;
+  std::string summary_path;
+  bool bad = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--urdf") urdf = v;
@@ -241,16 +333,38 @@ int run(int argc, char** argv) {
     else if (a == "--fault-rate") fault_rate = std::stod(v);
     else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(v));
     else if (a == "--deadline-ms") deadline_ms = std::stoi(v);
-    else {
+    else if (a == "--mu") pc.mu = std::stod(v), env.describe += " mu=" + v;
+    else if (a == "--noise-scale") noise.scale = std::stod(v), env.describe += " noise_scale=" + v;
+    else if (a == "--latency") env.latency = std::stoi(v), env.describe += " latency=" + v;
+    else if (a == "--push-impulse") push_test.impulse = std::stod(v);
+    else if (a == "--push-dir") push_test.frontal = v == "frontal", bad = bad || (v != "frontal" && v != "lateral");
+    else if (a == "--summary") summary_path = v;
+    else if (a == "--payload") {
+      double x[4] = {0, 0, 0, 0};
+      int got = 0;
+      bad = bad || !parse_list(v, x, 4, got) || (got != 1 && got != 4);
+      pc.payload_fraction = x[0], pc.payload_offset = Eigen::Vector3d(x[1], x[2], x[3]);
+      env.describe += " payload=" + v;
+    } else if (a == "--bias-step") {
+      double x[3] = {-1, 0, 0};
+      int got = 0;
+      bad = bad || !parse_list(v, x, 3, got) || got != 3;
+      env.bias_step_at = x[0], env.bias_step_gyro = x[1], env.bias_step_accel = x[2];
+      env.describe += " bias_step=" + v;
+    } else {
       std::fprintf(stderr, "hil_harness: unknown argument %s\n", a.c_str());
       return 2;
     }
   }
   const int sources = !native.empty() + !qemu.empty() + (tcp_port > 0);
-  if (urdf.empty() || sources != 1 || (run_kind != "full" && run_kind != "short")) {
-    std::fprintf(stderr,
-                 "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf | --tcp port) [--run full|short] "
-                 "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d]\n");
+  if (urdf.empty() || sources != 1 || bad || env.latency < 0 ||
+      (run_kind != "full" && run_kind != "short" && run_kind != "push")) {
+    std::fprintf(
+        stderr,
+        "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf | --tcp port) [--run full|short|push] "
+        "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d] [--payload f[,dx,dy,dz]] [--mu m] "
+        "[--noise-scale k] [--latency n] [--bias-step t,gyro,accel] [--push-impulse J] "
+        "[--push-dir lateral|frontal] [--summary file]\n");
     return 2;
   }
   if (deadline_ms < 0) deadline_ms = native.empty() ? 100 : 30;
@@ -262,13 +376,12 @@ int run(int argc, char** argv) {
                                                : "a firmware on 127.0.0.1:" + std::to_string(tcp_port);
   Plant plant;
   std::string err;
-  PlantConfig pc;
   pc.urdf = urdf;
   if (!plant.load(pc, err)) {
     std::fprintf(stderr, "hil_harness: plant: %s\n", err.c_str());
     return 2;
   }
-  Joints start;  // full run: legs folded, base low (where stand_up starts); short run: standing
+  Joints start;  // full run: legs folded, base low (where stand_up starts); short, push: standing
   if (run_kind == "full") start << 0.1, 1.3, -2.5, -0.1, 1.3, -2.5, 0.1, -1.3, 2.5, -0.1, -1.3, 2.5;
   else start << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
   plant.reset_standing_on_floor(start);
@@ -287,6 +400,7 @@ int run(int argc, char** argv) {
   csv << "# robot=solo12\n# target=" << target << "\n# z_min=" << kZMin << "\n# tilt_max_deg=" << kTiltMax
       << "\n# mu=0.6\n# torque_limit=2.7\n# budget_instructions=" << kBudget
       << "\n# states=0:init,1:stand_up,2:balance,3:three_feet,4:safe_damping,5:fault\n";
+  if (!env.describe.empty()) csv << "# envelope=" << env.describe.substr(1) << "\n";
   csv << "t,scenario,seq,base_x,base_y,base_z,roll,pitch,yaw,com_x,com_y,com_z";
   for (int k = 0; k < 4; ++k) csv << ",foot" << k << "_x,foot" << k << "_y,foot" << k << "_z";
   for (int k = 0; k < 4; ++k) csv << ",contact" << k;
@@ -298,19 +412,22 @@ int run(int argc, char** argv) {
 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(0, 1);
-  SensorModel sensors(SensorNoise{}, seed * 7919u + 17u);  // its own stream: faults do not change the noise
+  SensorModel sensors(noise, seed * 7919u + 17u);  // its own stream: faults do not change the noise
   PlantState before = plant.state();
   EstimateErrors est_err;
   Counts c;
   Parser<Command> parser;
   Framer framer;
   Command cmd;
-  Joints tau = Joints::Zero();
+  Joints tau = Joints::Zero();      // the last command (held without a fresh one)
+  Joints applied = Joints::Zero();  // what the drives apply this period (tau, env.latency periods ago)
+  ActuationDelay delay(env.latency);
+  bool bias_stepped = false;
   std::uint8_t state = 0;
   std::uint32_t seq = 0;
   std::vector<std::uint8_t> pending_down, pending_up;
   std::vector<SegmentResult> results;
-  const std::vector<Segment> plan = scenarios(run_kind, fault_rate);
+  const std::vector<Segment> plan = scenarios(run_kind, fault_rate, push_test);
   bool safe_after_silence = true, watchdog_seen = false;
   long silence_end = -1;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -325,6 +442,10 @@ int run(int argc, char** argv) {
     for (long i = 0; i < n_periods; ++i) {
       const double ts = i * 1e-3;
       PlantState ps = plant.state();
+      if (env.bias_step_at >= 0 && !bias_stepped && ps.time >= env.bias_step_at) {
+        sensors.step_biases(env.bias_step_gyro, env.bias_step_accel);
+        bias_stepped = true;
+      }
       Sensor s;
       sensors.measure(ps, before, 1e-3, s);  // the IMU samples whether or not the link carries it
       before = ps;
@@ -433,7 +554,8 @@ int run(int argc, char** argv) {
           safe_after_silence = false;
       }
       if (g.silence > 0 && i == g.silence) silence_end = c.periods;
-      plant.step(tau, push);
+      applied = delay.pass(tau);
+      plant.step(applied, push);
       ps = plant.state();
       // Judge "stayed up" from the end of stand_up until the link goes silent.
       if (g.name != "stand_up" && g.silence == 0) {
@@ -454,7 +576,7 @@ int run(int argc, char** argv) {
       for (int k = 0; k < 4; ++k) csv << ',' << ((ps.contacts >> k) & 1);
       for (int k = 0; k < 4; ++k)
         csv << ',' << ps.foot_force[k].x() << ',' << ps.foot_force[k].y() << ',' << ps.foot_force[k].z();
-      for (int j = 0; j < 12; ++j) csv << ',' << tau[j];
+      for (int j = 0; j < 12; ++j) csv << ',' << applied[j];
       csv << ',' << push.x() << ',' << push.y() << ',' << int(state) << ',' << (fresh ? cmd.step_instructions : 0)
           << ',' << fresh << ','
           << (silent ? "silence"
@@ -517,12 +639,16 @@ int run(int argc, char** argv) {
   };
   std::vector<Row> rows;
   char v[256], b[160];
+  // The push run (--run push) has no fault scenarios: their checks would judge nothing.
+  const bool faults_planned = run_kind != "push";
   // stayed up
   double min_z = 1e9, max_tilt = 0;
   bool all_up = true;
+  std::string fell_in;  // the first segment the robot fell in
   for (const SegmentResult& r : results)
     if (r.name != "stand_up" && r.name != "silence") {
       min_z = std::min(min_z, r.min_z), max_tilt = std::max(max_tilt, r.max_tilt);
+      if (!r.up && all_up) fell_in = r.name;
       all_up = all_up && r.up;
     }
   const double stood = results.front().end_z;
@@ -554,7 +680,7 @@ int run(int argc, char** argv) {
                 "down: bitflip %ld drop %ld dup %ld trunc %ld delay %ld; up: %ld %ld %ld %ld %ld (total %ld)",
                 c.down(F::bitflip), c.down(F::drop), c.down(F::duplicate), c.down(F::truncate), c.down(F::delay),
                 c.up(F::bitflip), c.up(F::drop), c.up(F::duplicate), c.up(F::truncate), c.up(F::delay), inj_total);
-  rows.push_back({"link faults injected", v, "> 0", inj_total > 0});
+  if (faults_planned) rows.push_back({"link faults injected", v, "> 0", inj_total > 0});
   const long fw_rej_exp = c.down(F::bitflip) + c.down(F::truncate) + c.down(F::duplicate);
   const long fw_miss_exp = kill_d + c.silent_periods;
   std::snprintf(v, sizeof v, "rejected %u (expected %ld), missed %u (expected %ld)", c.fw[fault_rx_rejected],
@@ -583,8 +709,9 @@ int run(int argc, char** argv) {
   rows.push_back({"deadline misses", v, b, lockstep ? other_miss == 0 : other_miss * 100 <= c.sent});
   std::snprintf(v, sizeof v, "estimator refused %u, controller refused %u (injected %ld)", c.fw[fault_estimator],
                 c.fw[fault_sensor_invalid], c.nan_frames);
-  rows.push_back({"NaN IMU samples refused", v, "equal",
-                  c.fw[fault_estimator] == c.nan_frames && c.fw[fault_sensor_invalid] == c.nan_frames});
+  if (faults_planned)
+    rows.push_back({"NaN IMU samples refused", v, "equal",
+                    c.fw[fault_estimator] == c.nan_frames && c.fw[fault_sensor_invalid] == c.nan_frames});
   std::snprintf(v, sizeof v, "velocity RMS %.4f m/s, tilt max %.2f°, height max %.1f mm (%ld frames)", est_err.rms_v(),
                 est_err.max_tilt_deg, 1e3 * est_err.max_height, est_err.n);
   rows.push_back({"estimate against the truth", v, "≤ 0.03 m/s, 0.5°, 5 mm",
@@ -595,8 +722,9 @@ int run(int argc, char** argv) {
   rows.push_back({"estimate drift (unobservable: reported)", v, "info", true, true});
   std::snprintf(v, sizeof v, "%u trip(s); safe_damping after the silence: %s", c.fw[fault_watchdog],
                 safe_after_silence && watchdog_seen ? "yes" : "no");
-  rows.push_back({"watchdog on a silent link (100 periods)", v, "1 trip, safe mode",
-                  c.fw[fault_watchdog] == 1 && safe_after_silence && watchdog_seen});
+  if (faults_planned)
+    rows.push_back({"watchdog on a silent link (100 periods)", v, "1 trip, safe mode",
+                    c.fw[fault_watchdog] == 1 && safe_after_silence && watchdog_seen});
   std::snprintf(v, sizeof v, "%u", c.fw[fault_talus]);
   rows.push_back({"talus calls not ok", v, "0", c.fw[fault_talus] == 0});
   std::snprintf(v, sizeof v, "%u of %ld steps (its last in-cone iterate commanded, the solve continued next step)",
@@ -622,14 +750,18 @@ int run(int argc, char** argv) {
   rows.push_back({"firmware ended cleanly", v, "0", c.fw_exit_ok});
 
   bool all = true;
+  for (const Row& r : rows) all = all && r.pass;
+  if (!summary_path.empty())
+    write_summary(summary_path, {all_up, stood, min_z, max_tilt, largest[0], largest[1], est_err.rms_v(),
+                                 est_err.max_tilt_deg, est_err.max_height, all, fell_in});
   std::printf("\nHIL verdict: solo12 state estimator and balance controller on %s\n", target.c_str());
+  if (!env.describe.empty()) std::printf("robustness envelope:%s\n", env.describe.c_str());
   std::printf("%ld periods of 1 ms (%.1f s of plant time) in %.1f s wall; log %s\n", c.periods, c.periods * 1e-3, wall,
               csv_path.c_str());
   std::printf("%-42s %-86s %-22s %s\n", "check", "measured", "bound", "result");
   for (const Row& r : rows) {
     std::printf("%-42s %-86s %-22s %s\n", r.check.c_str(), r.value.c_str(), r.bound.c_str(),
                 r.info ? "-" : (r.pass ? "pass" : "FAIL"));
-    all = all && r.pass;
   }
   std::printf("%s\n", all ? "HIL: all checks passed" : "HIL: FAILED");
   return all ? 0 : 1;

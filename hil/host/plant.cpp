@@ -3,6 +3,9 @@
 
 #include <cmath>
 
+#include <Eigen/Eigenvalues>
+#include <Eigen/Geometry>
+
 #include <talus/models/solo12.hpp>
 
 #include "support/mujoco_support.hpp"
@@ -14,7 +17,35 @@ using Model = solo::Model<double>;
 
 namespace {
 constexpr const char* kFootFrames[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
+
+// Inertia of a point mass m at r about the origin: m ((rᵀr) I − r rᵀ).
+Eigen::Matrix3d point_inertia(double m, const Eigen::Vector3d& r) {
+  return m * (r.squaredNorm() * Eigen::Matrix3d::Identity() - r * r.transpose());
 }
+
+// Folds a point mass m at offset d (body frame, from the body's CoM) into MuJoCo body b: the
+// new CoM on the segment between them, the inertia about it by parallel axes, re-diagonalised
+// (MuJoCo keeps principal moments and their frame). mj_setConst then refreshes the derived
+// constants (subtree masses).
+void add_point_mass(mjModel* m, mjData* d, int b, double mass, const Eigen::Vector3d& offset) {
+  const double M = m->body_mass[b];
+  const Eigen::Map<Eigen::Vector3d> ipos(m->body_ipos + 3 * b);
+  const double* iq = m->body_iquat + 4 * b;
+  const Eigen::Matrix3d R = Eigen::Quaterniond(iq[0], iq[1], iq[2], iq[3]).toRotationMatrix();
+  const Eigen::Vector3d c = ipos, c_new = c + mass / (M + mass) * offset;
+  const Eigen::Matrix3d I = R * Eigen::Vector3d(m->body_inertia + 3 * b).asDiagonal() * R.transpose() +
+                            point_inertia(M, c - c_new) + point_inertia(mass, c + offset - c_new);
+  Eigen::SelfAdjointEigenSolver<Eigen::Matrix3d> eig(I);
+  Eigen::Matrix3d axes = eig.eigenvectors();
+  if (axes.determinant() < 0) axes.col(2) = -axes.col(2);  // a rotation, not a reflection
+  const Eigen::Quaterniond q(axes);
+  m->body_mass[b] = M + mass;
+  for (int k = 0; k < 3; ++k) m->body_ipos[3 * b + k] = c_new[k], m->body_inertia[3 * b + k] = eig.eigenvalues()[k];
+  m->body_iquat[4 * b] = q.w(), m->body_iquat[4 * b + 1] = q.x(), m->body_iquat[4 * b + 2] = q.y();
+  m->body_iquat[4 * b + 3] = q.z();
+  mj_setConst(m, d);
+}
+}  // namespace
 
 struct Plant::Impl {
   Model model = solo::make_model<double>();
@@ -52,6 +83,8 @@ bool Plant::load(const PlantConfig& config, std::string& err) {
   for (int k = 0; k < 4; ++k) p.foot_geom[k] = mj_name2id(p.mj.m, mjOBJ_GEOM, kFootFrames[k]);
   p.floor_geom = mj_name2id(p.mj.m, mjOBJ_GEOM, "floor");
   p.base_body = p.mj.body_mj_id[0];
+  if (config.payload_fraction > 0)
+    add_point_mass(p.mj.m, p.mj.d, p.base_body, config.payload_fraction * total_mass(), config.payload_offset);
   return true;
 }
 

@@ -10,6 +10,9 @@
 // substeps per 1 ms control period (the soft contact needs timeconst ≥ 2 timesteps, and 2 ms
 // timeconst at 1 ms steps rang on the 7 g feet; 0.5 ms does not).
 //
+// A payload (PlantConfig) is folded into the base body's mass, CoM and inertia (parallel axes),
+// so MuJoCo's model keeps its bodies and joints.
+//
 // State in talus's conventions (protocol.hpp): q = [p; quat (w, x, y, z); joints], v = [ω_body;
 // v_body; joint rates], joints in the talus model's order (FL, FR, HL, HR × HAA, HFE, KFE).
 #include <array>
@@ -26,6 +29,11 @@ struct PlantConfig {
   int substeps = 2;           ///< per control period (1 ms)
   double foot_radius = 0.01;  ///< m
   double mu = 1.0;            ///< floor friction
+  /// The robustness envelope's payload (none by default): a point mass of payload_fraction × the
+  /// robot's total mass fixed to the base at payload_offset (m, base frame) from the base's CoM.
+  /// The controller is not told: its model stays the unloaded robot's.
+  double payload_fraction = 0;
+  Eigen::Vector3d payload_offset = Eigen::Vector3d::Zero();
 };
 
 struct PlantState {

@@ -43,4 +43,9 @@ void SensorModel::measure(const PlantState& now, const PlantState& before, doubl
   out.flags = talus::hil::sensor_has_switches;
 }
 
+void SensorModel::step_biases(double gyro, double accel) {
+  gyro_bias_ += Eigen::Vector3d::Constant(gyro);
+  accel_bias_ += Eigen::Vector3d::Constant(accel);
+}
+
 }  // namespace talus_hil

@@ -42,6 +42,9 @@ class SensorModel {
   /// the plant state `now`, `before` being the state one period dt (s) earlier (at rest at the
   /// first frame: pass now twice).
   void measure(const PlantState& now, const PlantState& before, double dt, Sensor& out);
+  /// A step in the IMU's biases (the robustness envelope's bias step: a knock, a temperature
+  /// jump): gyro (rad/s) and accel (m/s²) added to every axis's bias from the next sample on.
+  void step_biases(double gyro, double accel);
 
  private:
   double gauss(double sigma) { return sigma * normal_(rng_); }
