@@ -80,6 +80,25 @@ TEST(Control, InitRefusesFeetNotInTheModelsLegOrder) {
   }
 }
 
+// The cone solver's settings out of their domain: refused at init, not at the first push.
+TEST(Control, InitRefusesSolverSettingsOutOfDomain) {
+  SoloSetup s;
+  for (int which = 0; which < 4; ++which) {
+    talus::ControllerConfig<double> cfg = s.cfg;
+    if (which == 0) cfg.solver_iterations = 0;
+    if (which == 1) cfg.solver_check_interval = 0;
+    if (which == 2) cfg.solver_rho_update_factor = 0.5;
+    if (which == 3) cfg.solver_rho_update_factor = std::nan("");
+    SoloController ctl;
+    EXPECT_EQ(ctl.init(s.model, s.feet, s.stance, s.swing, cfg), Status::invalid_input) << which;
+  }
+  talus::ControllerConfig<double> cfg = s.cfg;
+  cfg.solver_check_interval = 1;  // the library's defaults: accepted
+  cfg.solver_rho_update_factor = 2;
+  SoloController ctl;
+  EXPECT_EQ(ctl.init(s.model, s.feet, s.stance, s.swing, cfg), Status::ok);
+}
+
 TEST(Control, InitRefusesAnUnsetHeight) {
   SoloSetup s;
   for (const double h : {0.0, -0.24, std::nan(""), HUGE_VAL}) {

@@ -333,23 +333,34 @@ int run(int argc, char** argv) {
     else if (a == "--fault-rate") fault_rate = std::stod(v);
     else if (a == "--seed") seed = static_cast<unsigned>(std::stoul(v));
     else if (a == "--deadline-ms") deadline_ms = std::stoi(v);
-    else if (a == "--mu") pc.mu = std::stod(v), env.describe += " mu=" + v;
-    else if (a == "--noise-scale") noise.scale = std::stod(v), env.describe += " noise_scale=" + v;
-    else if (a == "--latency") env.latency = std::stoi(v), env.describe += " latency=" + v;
-    else if (a == "--push-impulse") push_test.impulse = std::stod(v);
-    else if (a == "--push-dir") push_test.frontal = v == "frontal", bad = bad || (v != "frontal" && v != "lateral");
-    else if (a == "--summary") summary_path = v;
+    else if (a == "--mu") {
+      pc.mu = std::stod(v);
+      env.describe += " mu=" + v;
+    } else if (a == "--noise-scale") {
+      noise.scale = std::stod(v);
+      env.describe += " noise_scale=" + v;
+    } else if (a == "--latency") {
+      env.latency = std::stoi(v);
+      env.describe += " latency=" + v;
+    } else if (a == "--push-impulse") push_test.impulse = std::stod(v);
+    else if (a == "--push-dir") {
+      push_test.frontal = v == "frontal";
+      bad = bad || (v != "frontal" && v != "lateral");
+    } else if (a == "--summary") summary_path = v;
     else if (a == "--payload") {
       double x[4] = {0, 0, 0, 0};
       int got = 0;
       bad = bad || !parse_list(v, x, 4, got) || (got != 1 && got != 4);
-      pc.payload_fraction = x[0], pc.payload_offset = Eigen::Vector3d(x[1], x[2], x[3]);
+      pc.payload_fraction = x[0];
+      pc.payload_offset = Eigen::Vector3d(x[1], x[2], x[3]);
       env.describe += " payload=" + v;
     } else if (a == "--bias-step") {
       double x[3] = {-1, 0, 0};
       int got = 0;
       bad = bad || !parse_list(v, x, 3, got) || got != 3;
-      env.bias_step_at = x[0], env.bias_step_gyro = x[1], env.bias_step_accel = x[2];
+      env.bias_step_at = x[0];
+      env.bias_step_gyro = x[1];
+      env.bias_step_accel = x[2];
       env.describe += " bias_step=" + v;
     } else {
       std::fprintf(stderr, "hil_harness: unknown argument %s\n", a.c_str());
@@ -647,7 +658,8 @@ int run(int argc, char** argv) {
   std::string fell_in;  // the first segment the robot fell in
   for (const SegmentResult& r : results)
     if (r.name != "stand_up" && r.name != "silence") {
-      min_z = std::min(min_z, r.min_z), max_tilt = std::max(max_tilt, r.max_tilt);
+      min_z = std::min(min_z, r.min_z);
+      max_tilt = std::max(max_tilt, r.max_tilt);
       if (!r.up && all_up) fell_in = r.name;
       all_up = all_up && r.up;
     }

@@ -40,9 +40,12 @@ void add_point_mass(mjModel* m, mjData* d, int b, double mass, const Eigen::Vect
   if (axes.determinant() < 0) axes.col(2) = -axes.col(2);  // a rotation, not a reflection
   const Eigen::Quaterniond q(axes);
   m->body_mass[b] = M + mass;
-  for (int k = 0; k < 3; ++k) m->body_ipos[3 * b + k] = c_new[k], m->body_inertia[3 * b + k] = eig.eigenvalues()[k];
-  m->body_iquat[4 * b] = q.w(), m->body_iquat[4 * b + 1] = q.x(), m->body_iquat[4 * b + 2] = q.y();
-  m->body_iquat[4 * b + 3] = q.z();
+  for (int k = 0; k < 3; ++k) {
+    m->body_ipos[3 * b + k] = c_new[k];
+    m->body_inertia[3 * b + k] = eig.eigenvalues()[k];
+  }
+  const double quat[4] = {q.w(), q.x(), q.y(), q.z()};
+  for (int k = 0; k < 4; ++k) m->body_iquat[4 * b + k] = quat[k];
   mj_setConst(m, d);
 }
 }  // namespace

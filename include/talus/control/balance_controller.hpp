@@ -154,6 +154,11 @@ struct ControllerConfig {
   /// (ConeSolverOptions::check_interval): under a push most solves use all the iterations and
   /// end at the cap, and a check costs about as much as an iteration.
   int solver_check_interval = 3;
+  /// ADMM's ρ update factor (ConeSolverOptions::rho_update_factor, ≥ 1). 1: ρ fixed within a
+  /// step, one factorization of W + ρI per step (every change of ρ refactors it, which costs
+  /// more than an iteration); ρ starts at the solver's automatic value and is carried from step
+  /// to step with the warm start.
+  S solver_rho_update_factor = S(1);
   S solver_tolerance = S(1e-5);  ///< its relative tolerance (ConeSolverOptions::relative_tolerance)
 };
 
@@ -297,10 +302,19 @@ class BalanceController {
   static bool non_negative(S x) { return x >= S(0) && finite(x); }
 
   static bool config_valid(const ControllerConfig<S>& c) {
-    const S positive_entries[] = {
-        c.height,           c.stand_up_time,      c.shift_time,        c.lift_time,     c.mu,
-        c.weight_length,    c.max_joint_velocity, c.max_base_velocity, c.max_base_rate, c.max_position,
-        c.solver_tolerance, c.cone_regularization};
+    const S positive_entries[] = {c.height,
+                                  c.stand_up_time,
+                                  c.shift_time,
+                                  c.lift_time,
+                                  c.mu,
+                                  c.weight_length,
+                                  c.max_joint_velocity,
+                                  c.max_base_velocity,
+                                  c.max_base_rate,
+                                  c.max_position,
+                                  c.solver_tolerance,
+                                  c.cone_regularization,
+                                  c.solver_rho_update_factor};
     const S gains[] = {c.kp_xy, c.kd_xy, c.kp_z, c.kd_z, c.kp_rot, c.kd_rot, c.kp_swing, c.kd_swing};
     const S others[] = {c.torque_limit, c.damping_safe, c.regularization, c.tangential_regularization,
                         c.joint_range_margin};
@@ -310,7 +324,8 @@ class BalanceController {
       if (!non_negative(x)) return false;
     for (const S x : others)
       if (!non_negative(x)) return false;
-    return c.max_invalid_in_row >= 1 && c.solver_iterations >= 1 && c.solver_check_interval >= 1;
+    return c.max_invalid_in_row >= 1 && c.solver_iterations >= 1 && c.solver_check_interval >= 1 &&
+           c.solver_rho_update_factor >= S(1);
   }
 
   /// Foot frame `frame` hangs below the three joints of leg k (v indices 6+3k..6+3k+2) and
@@ -536,6 +551,7 @@ class BalanceController {
       opt.max_iterations = cfg_.solver_iterations;
       opt.relative_tolerance = cfg_.solver_tolerance;
       opt.check_interval = cfg_.solver_check_interval;
+      opt.rho_update_factor = cfg_.solver_rho_update_factor;
       opt.warm_start = lambda_prev_.size() == m;
       if (opt.warm_start) {
         lambda_ = lambda_prev_;
