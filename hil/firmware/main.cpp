@@ -16,9 +16,16 @@
 #ifndef HIL_INSTRUCTIONS_PER_TICK
 #define HIL_INSTRUCTIONS_PER_TICK 0
 #endif
+// The scalar the firmware computes in: double (M7, native), or float (HIL_SCALAR=float: the
+// Cortex-M4F, whose FPU is single precision). The wire carries binary32 either way; the
+// conversion happens at the firmware's edge (firmware.hpp).
+#ifndef HIL_SCALAR
+#define HIL_SCALAR double
+#endif
 
 namespace {
-using Model = talus::models::solo12::Model<double>;
+using S = HIL_SCALAR;
+using Model = talus::models::solo12::Model<S>;
 using Controller = talus::BalanceController<Model>;
 // The estimator's filter (docs/estimation.md compares them): LegOdometryEkf, 15 states, fits the
 // M7 budget with the controller; HIL_FILTER_INVARIANT builds Hartley's filter with the feet
@@ -28,7 +35,7 @@ using Estimator = talus::LeggedEstimator<Model, 4, talus::InvariantEkf>;
 #else
 using Estimator = talus::LeggedEstimator<Model, 4, talus::LegOdometryEkf>;
 #endif
-const Model model = talus::models::solo12::make_model<double>();
+const Model model = talus::models::solo12::make_model<S>();
 Controller controller;
 Estimator estimator;
 
@@ -49,17 +56,25 @@ void log(const char* s) {
   // The rig's robot, given explicitly (the controller has no robot defaults): Solo-12 stands
   // with its base at 0.24 m; its actuators give 2.7 N·m (0.025 N·m/A × 9 × 12 A), while the
   // solo12 URDF's effort limit is a placeholder 1000 N·m, hence the cap.
-  talus::ControllerConfig<double> ccfg;
-  ccfg.height = 0.24;
-  ccfg.torque_limit = 2.7;
+  talus::ControllerConfig<S> ccfg;
+  ccfg.height = S(0.24);
+  ccfg.torque_limit = S(2.7);
+  // In float (the M4F) the sticking solve's ε of 1e-7 relative is below float's rounding
+  // (2^-24 ≈ 6e-8 per operation, summed over 12 rows): the Cholesky of G_b Q G_bᵀ + εI, rank 6
+  // without ε, meets a non-positive pivot ("singular") on most steps. 1e-5 relative keeps it
+  // positive with a wrench error far below the sensors' resolution.
+  if (sizeof(S) < sizeof(double)) {
+    ccfg.regularization = S(1e-5);
+    ccfg.tangential_regularization = S(1e-5);
+  }
   if (controller.init(model, feet, stance, swing, ccfg) != talus::Status::ok) {
     log("hil firmware: controller init failed\n");
     talus::port::exit(2);
   }
   // The estimator: the rig's feet are spheres of 1 cm radius centred on the foot frames; the
   // IMU noise is ImuNoise's default (a BMI088, the part the plant simulates).
-  talus::LeggedEstimatorSettings<double> ecfg;
-  ecfg.foot_height = 0.01;
+  talus::LeggedEstimatorSettings<S> ecfg;
+  ecfg.foot_height = S(0.01);
   if (estimator.init(model, {feet[0], feet[1], feet[2], feet[3]}, ecfg) != talus::Status::ok) {
     log("hil firmware: estimator init failed\n");
     talus::port::exit(2);

@@ -44,7 +44,7 @@ bool FirmwareLink::start_native(const std::string& program, std::string& err) {
   return true;
 }
 
-bool FirmwareLink::start_qemu(const std::string& elf, std::string& err) {
+bool FirmwareLink::start_qemu(const std::string& elf, const std::string& machine, std::string& err) {
   // A free port: bind to port 0, read it back, close (QEMU binds it a moment later).
   int probe = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -69,7 +69,7 @@ bool FirmwareLink::start_qemu(const std::string& elf, std::string& err) {
     dup2(devnull, 0);
     dup2(2, 1);  // QEMU's and semihosting's text to the harness's stderr, never into the link
     const char* icount = std::getenv("HIL_QEMU_ICOUNT");
-    execlp("qemu-system-arm", "qemu-system-arm", "-M", "mps2-an500", "-display", "none", "-monitor", "none",
+    execlp("qemu-system-arm", "qemu-system-arm", "-M", machine.c_str(), "-display", "none", "-monitor", "none",
            "-semihosting-config", "enable=on,target=native", "-icount", icount ? icount : "shift=3", "-serial",
            serial.c_str(), "-kernel", elf.c_str(), static_cast<char*>(nullptr));
     _exit(127);

@@ -2,11 +2,12 @@
 // The harness's end of the serial link: starts the firmware and moves bytes to and from it.
 //   native  the firmware as a child process, the link on its stdin/stdout (pipes); its stderr
 //           (log channel) is the harness's.
-//   qemu    qemu-system-arm -M mps2-an500 -icount shift=3 with UART0 on a TCP socket
+//   qemu    qemu-system-arm -M <machine> -icount shift=3 with UART0 on a TCP socket (mps2-an500:
+//           Cortex-M7, the default; mps2-an386: Cortex-M4F)
 //           (server=on,wait=on,nodelay=on: QEMU starts the CPU once the harness connects;
 //           without nodelay a small frame took ~44 ms, ../shared/notes/targets.md); semihosting
 //           (the firmware's log channel) on QEMU's stderr. -icount makes instruction counts
-//           exact: SysTick ticks at 25 MHz, one tick = 40/2³ = 5 instructions.
+//           exact: SysTick ticks at 25 MHz on both boards, one tick = 40/2³ = 5 instructions.
 //   tcp     a firmware already running (a board's UART bridged to a TCP port, hil/README.md).
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +24,7 @@ class FirmwareLink {
   ~FirmwareLink() { stop(); }
 
   bool start_native(const std::string& program, std::string& err);
-  bool start_qemu(const std::string& elf, std::string& err);
+  bool start_qemu(const std::string& elf, const std::string& machine, std::string& err);
   /// A firmware already running elsewhere (a real board behind a serial-to-TCP bridge):
   /// connects to 127.0.0.1:port.
   bool connect_tcp(int port, std::string& err);

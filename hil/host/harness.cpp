@@ -6,6 +6,7 @@
 // firmware's estimate), prints the verdict table and exits 0 only if every check passes.
 //
 //   hil_harness --urdf <solo12.urdf> (--native <firmware> | --qemu <firmware.elf> | --tcp <port>)
+//               [--machine mps2-an500|mps2-an386]  (--qemu's board: Cortex-M7, the default, or M4F)
 //               [--run full|short] [--out <dir>] [--fault-rate r] [--seed n] [--deadline-ms d]
 //               [--name <what runs the firmware, for the verdict and the plots>]
 //               [robustness envelope: --payload frac[,dx,dy,dz] --mu m --noise-scale k --latency n
@@ -309,7 +310,7 @@ void write_summary(const std::string& path, const Summary& s) {
 }
 
 int run(int argc, char** argv) {
-  std::string urdf, native, qemu, run_kind = "full", out_dir = "hil-out";
+  std::string urdf, native, qemu, machine = "mps2-an500", run_kind = "full", out_dir = "hil-out";
   int tcp_port = 0;
   std::string name;
   double fault_rate = 0.03;
@@ -326,7 +327,10 @@ int run(int argc, char** argv) {
     if (a == "--urdf") urdf = v;
     else if (a == "--native") native = v;
     else if (a == "--qemu") qemu = v;
-    else if (a == "--tcp") tcp_port = std::stoi(v);
+    else if (a == "--machine") {
+      machine = v;
+      bad = bad || (v != "mps2-an500" && v != "mps2-an386");
+    } else if (a == "--tcp") tcp_port = std::stoi(v);
     else if (a == "--name") name = v;
     else if (a == "--run") run_kind = v;
     else if (a == "--out") out_dir = v;
@@ -372,7 +376,8 @@ int run(int argc, char** argv) {
       (run_kind != "full" && run_kind != "short" && run_kind != "push")) {
     std::fprintf(
         stderr,
-        "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf | --tcp port) [--run full|short|push] "
+        "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf [--machine mps2-an500|mps2-an386] | "
+        "--tcp port) [--run full|short|push] "
         "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d] [--payload f[,dx,dy,dz]] [--mu m] "
         "[--noise-scale k] [--latency n] [--bias-step t,gyro,accel] [--push-impulse J] "
         "[--push-dir lateral|frontal] [--summary file]\n");
@@ -380,10 +385,12 @@ int run(int argc, char** argv) {
   }
   if (deadline_ms < 0) deadline_ms = native.empty() ? 100 : 30;
   const bool lockstep = !qemu.empty();  // the emulated CPU: wait for every answer that is due
+  const bool m4f = machine == "mps2-an386";
   constexpr int kLockstepSafetyMs = 20000;
   const std::string target = !name.empty()     ? name
                              : !native.empty() ? "native (POSIX process)"
-                             : !qemu.empty()   ? "cortex-m7 (QEMU mps2-an500, -icount shift=3)"
+                             : !qemu.empty()   ? (m4f ? "cortex-m4f (QEMU mps2-an386, -icount shift=3)"
+                                                      : "cortex-m7 (QEMU mps2-an500, -icount shift=3)")
                                                : "a firmware on 127.0.0.1:" + std::to_string(tcp_port);
   Plant plant;
   std::string err;
@@ -399,7 +406,7 @@ int run(int argc, char** argv) {
 
   FirmwareLink link;
   const bool started = !native.empty() ? link.start_native(native, err)
-                       : !qemu.empty() ? link.start_qemu(qemu, err)
+                       : !qemu.empty() ? link.start_qemu(qemu, machine, err)
                                        : link.connect_tcp(tcp_port, err);
   if (!started) {
     std::fprintf(stderr, "hil_harness: firmware: %s\n", err.c_str());
@@ -747,13 +754,14 @@ int run(int argc, char** argv) {
     std::sort(s.begin(), s.end());
     std::snprintf(v, sizeof v, "median %u, worst %u (%zu steps)", s[s.size() / 2], s.back(), s.size());
     std::snprintf(b, sizeof b, "≤ %.0f k", kBudget / 1000);
-    rows.push_back({"instructions per controller step (M7)", v, b, s.back() <= kBudget});
+    const std::string cpu = m4f ? " (M4F)" : " (M7)";
+    rows.push_back({"instructions per controller step" + cpu, v, b, s.back() <= kBudget});
     for (int which = 0; which < 2; ++which) {
       std::vector<std::uint32_t> e = which == 0 ? c.est_instr : c.total_instr;
       std::sort(e.begin(), e.end());
       std::snprintf(v, sizeof v, "median %u, worst %u", e[e.size() / 2], e.back());
-      rows.push_back({which == 0 ? "instructions per estimator update (M7)" : "instructions, estimator + controller", v,
-                      which == 0 ? "info" : "150 k: issue 28 item 5", true, true});
+      rows.push_back({which == 0 ? "instructions per estimator update" + cpu : "instructions, estimator + controller",
+                      v, which == 0 ? "info" : "150 k: issue 28 item 5", true, true});
     }
   } else {
     rows.push_back({"instructions per control step", "not measured natively", "-", true, true});

@@ -114,7 +114,8 @@ template <class Controller, class Estimator>
       const std::uint64_t c0 = port::cycles();
       if (estimate(est, sensor, touching, dt, q, v) != Status::ok) ++estimator_refusals;
       const std::uint64_t c1 = port::cycles();
-      const typename Controller::Output out = ctl.step(t, q, v, sensor.request & 0x0Fu, touching);
+      const typename Controller::Output out =
+          ctl.step(static_cast<typename Controller::S>(t), q, v, sensor.request & 0x0Fu, touching);
       const std::uint64_t c2 = port::cycles();
 #ifdef HIL_DEBUG_STATUS
       if (out.solver_iterations > 0) {
@@ -129,14 +130,14 @@ template <class Controller, class Estimator>
       }
 #endif
       command.sequence = sensor.sequence;
-      for (int k = 0; k < nj; ++k) command.tau[static_cast<std::size_t>(k)] = out.tau[k];
+      for (int k = 0; k < nj; ++k) command.tau[static_cast<std::size_t>(k)] = static_cast<double>(out.tau[k]);
       command.state = static_cast<std::uint8_t>(out.state);
       command.estimate_instructions = static_cast<std::uint32_t>((c1 - c0) * cfg.instructions_per_tick);
       command.step_instructions = static_cast<std::uint32_t>((c2 - c1) * cfg.instructions_per_tick);
-      for (int k = 0; k < 3; ++k) command.position[static_cast<std::size_t>(k)] = q[k];
-      for (int k = 0; k < 4; ++k) command.orientation[static_cast<std::size_t>(k)] = q[3 + k];
+      for (int k = 0; k < 3; ++k) command.position[static_cast<std::size_t>(k)] = static_cast<double>(q[k]);
+      for (int k = 0; k < 4; ++k) command.orientation[static_cast<std::size_t>(k)] = static_cast<double>(q[3 + k]);
       const Vector3<typename Controller::S> v_world = est.filter().velocity();
-      for (int k = 0; k < 3; ++k) command.velocity[static_cast<std::size_t>(k)] = v_world[k];
+      for (int k = 0; k < 3; ++k) command.velocity[static_cast<std::size_t>(k)] = static_cast<double>(v_world[k]);
       command.faults[fault_rx_rejected] = parser.stats().rejected();
       command.faults[fault_rx_missed] = parser.stats().missed;
       command.faults[fault_watchdog] = watchdog_trips;
