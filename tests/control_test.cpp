@@ -93,8 +93,8 @@ TEST(Control, InitRefusesSolverSettingsOutOfDomain) {
     EXPECT_EQ(ctl.init(s.model, s.feet, s.stance, s.swing, cfg), Status::invalid_input) << which;
   }
   talus::ControllerConfig<double> cfg = s.cfg;
-  cfg.solver_check_interval = 1;  // the library's defaults: accepted
-  cfg.solver_rho_update_factor = 2;
+  cfg.solver_check_interval = 1;  // the library's default check, and a fixed ρ: accepted
+  cfg.solver_rho_update_factor = 1;
   SoloController ctl;
   EXPECT_EQ(ctl.init(s.model, s.feet, s.stance, s.swing, cfg), Status::ok);
 }

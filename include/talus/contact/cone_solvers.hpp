@@ -151,7 +151,8 @@ struct ConeSolverOptions {
   /// last one allowed (≥ 1). Above 1 a solve may do up to check_interval − 1 more iterations
   /// than it needed, each without the check's cost (about as much as the iteration's own): for
   /// a caller with a small cap that mostly uses the last iterate (a control loop continuing
-  /// the solve over its steps, warm-started).
+  /// the solve over its steps, warm-started). ADMM adapts ρ only after a checked iteration (on
+  /// the check's scales), so at most once per check_interval iterations (one refactorization).
   int check_interval = 1;
 };
 
@@ -559,14 +560,16 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
       dy = std::max(dy, abs(ws.y.coeff(k) - ws.y_prev.coeff(k)));
     }
     report.rho = rho;
-    // (between checks ρ adapts on the last check's scales s_f, s_σ)
-    if (detail::check_due(it, options) && detail::cone_check(W, b, mu, ws.y, nc, options, ws, report, sf, ss)) {
+    const bool checked = detail::check_due(it, options);
+    if (checked && detail::cone_check(W, b, mu, ws.y, nc, options, ws, report, sf, ss)) {
       f = ws.y;
       return detail::cone_finish(ConeSolverExit::solved, f, ncx, MaxC, report);
     }
     if (!(all_finite(ws.x) && all_finite(ws.z) && all_finite(ws.sigma)))
       return detail::cone_finish(ConeSolverExit::non_finite, f, ncx, MaxC, report);
-    // adapt ρ on the relative residuals (dimensionless: scaled by the check's s_f and s_σ)
+    // adapt ρ on the relative residuals (dimensionless: scaled by the check's s_f and s_σ), after
+    // a checked iteration only: on fresh scales, and at most one refactorization per check
+    if (!checked) continue;
     const S floor = std::numeric_limits<S>::min();
     const S rel_p = rp / std::max(sf, floor), rel_d = rho * dy / std::max(ss, floor);
     const S k = options.rho_update_factor, ratio = options.rho_update_ratio;
