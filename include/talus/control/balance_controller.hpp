@@ -37,9 +37,10 @@
 ///   4. joint accelerations: a stance leg's so that its foot stays put, G q̈ = γ solved leg by
 ///      leg (each foot's 3 × 3 block of G on its own leg's joints); a swing leg's by a joint PD
 ///      to its swing posture (which is where the joint damping acts).
-///   5. RNEA (q, v, q̈_des) = H q̈_des + C on the sweep's placements: its 6 base rows are the wrench τ_b (base frame, about
-///      the base origin: gravity, Coriolis and the requested acceleration) that the contacts
-///      must supply, its joint rows the joint torques without contacts.
+///   5. RNEA (q, v, q̈_des) = H q̈_des + C on the sweep's placements: its 6 base rows are the
+///      wrench τ_b (base frame, about the base origin: gravity, Coriolis and the requested
+///      acceleration) that the contacts must supply, its joint rows the joint torques without
+///      contacts.
 ///   6. contact forces λ (N, world, on the robot) with G_bᵀ λ = τ_b, each foot's λ inside its
 ///      friction cone ‖λ_t‖ ≤ μ λ_z, from the cone problem (talus/contact, cone_solvers.hpp)
 ///          W = G_b Q G_bᵀ + ε I,  b = −G_b Q τ_b      (Q weighs the torque rows by 1/L²),
@@ -56,8 +57,8 @@
 /// height target ramps from where it started to config.height in config.stand_up_time);
 /// balance; three_feet (a foot is lifted on request: the CoM target moves to the centroid of
 /// the other three, then the foot's contact is switched off and its leg follows the swing
-/// posture; when the request ends the foot is lowered (a Cartesian PD through the leg's
-/// point_jacobian towards where it lifted from, 1 cm below the ground) until the plant reports
+/// posture; when the request ends the foot is lowered (a Cartesian PD through the foot's
+/// Jacobian, from the sweep, towards where it lifted from, 1 cm below the ground) until the plant reports
 /// it touching, its contact is re-anchored where it landed and switched on, and the CoM target
 /// moves back);
 /// safe_damping (latched: τ = −damping_safe · q̇_joints, entered by enter_safe(), e.g. the
