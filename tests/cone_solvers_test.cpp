@@ -543,6 +543,9 @@ TEST(ConsistencyCone, BadInput) {
       Mat Wb = W;
       Wb(1, 0) = Wb(0, 1) = bad;
       expect(solve<double>(m, Wb, b, mu), Status::invalid_input, 6, "W entry");
+      Mat Wu = W;
+      Wu(0, 2) = bad;  // one entry of a pair, above the diagonal: the check reads both
+      expect(solve<double>(m, Wu, b, mu), Status::invalid_input, 6, "W upper entry");
       Vec bb = b;
       bb(2) = bad;
       expect(solve<double>(m, W, bb, mu), Status::invalid_input, 6, "b entry");

@@ -16,6 +16,12 @@
 #ifndef HIL_INSTRUCTIONS_PER_TICK
 #define HIL_INSTRUCTIONS_PER_TICK 0
 #endif
+// How many stance feet correct the estimate per period (LeggedEstimatorSettings::feet_per_update;
+// 0: all). One, in turn, keeps estimator + controller within the M7's 150 k instructions per
+// period (hil/README.md has the figures for one foot and for all four).
+#ifndef HIL_FEET_PER_UPDATE
+#define HIL_FEET_PER_UPDATE 1
+#endif
 // The scalar the firmware computes in: double (M7, native), or float (HIL_SCALAR=float: the
 // Cortex-M4F, whose FPU is single precision). The wire carries binary32 either way; the
 // conversion happens at the firmware's edge (firmware.hpp).
@@ -75,6 +81,7 @@ void log(const char* s) {
   // IMU noise is ImuNoise's default (a BMI088, the part the plant simulates).
   talus::LeggedEstimatorSettings<S> ecfg;
   ecfg.foot_height = S(0.01);
+  ecfg.feet_per_update = HIL_FEET_PER_UPDATE;
   if (estimator.init(model, {feet[0], feet[1], feet[2], feet[3]}, ecfg) != talus::Status::ok) {
     log("hil firmware: estimator init failed\n");
     talus::port::exit(2);

@@ -317,16 +317,19 @@ ConeSolverExit cone_validate(const Eigen::MatrixBase<DW>& W, const Eigen::Matrix
         o.over_relaxation < S(2) && o.rho >= S(0) && o.rho <= mag && o.rho_update_ratio >= S(1) &&
         o.rho_update_ratio <= mag && o.rho_update_factor >= S(1) && o.rho_update_factor <= mag))
     return ConeSolverExit::invalid_input;
-  if (!all_within(W.derived(), input_limits::magnitude) || !all_within(b.derived(), input_limits::magnitude) ||
-      !all_within(mu.derived(), input_limits::magnitude))
+  if (!all_within(b.derived(), input_limits::magnitude) || !all_within(mu.derived(), input_limits::magnitude))
     return ConeSolverExit::invalid_input;
   for (Eigen::Index i = 0; i < nc; ++i)
     if (!(static_cast<S>(mu.coeff(i)) >= S(0))) return ConeSolverExit::invalid_input;
+  // W: every entry within the magnitude limit (NaN fails it) and symmetric, in one pass over
+  // the pairs (i, j ≤ i)
   S wmax = S(0), asym = S(0);
   for (Eigen::Index i = 0; i < n; ++i)
-    for (Eigen::Index j = 0; j < n; ++j) {
-      wmax = std::max(wmax, abs(static_cast<S>(W.coeff(i, j))));
-      asym = std::max(asym, abs(static_cast<S>(W.coeff(i, j)) - static_cast<S>(W.coeff(j, i))));
+    for (Eigen::Index j = 0; j <= i; ++j) {
+      const S wij = static_cast<S>(W.coeff(i, j)), wji = static_cast<S>(W.coeff(j, i));
+      if (!(abs(wij) <= mag && abs(wji) <= mag)) return ConeSolverExit::invalid_input;  // NaN fails too
+      wmax = std::max(wmax, std::max(abs(wij), abs(wji)));
+      asym = std::max(asym, abs(wij - wji));
     }
   if (asym > std::sqrt(Eigen::NumTraits<S>::epsilon()) * wmax) return ConeSolverExit::invalid_input;
   if (o.warm_start && (f.size() != n || !all_within(f, input_limits::magnitude))) return ConeSolverExit::invalid_input;

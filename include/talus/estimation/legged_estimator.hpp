@@ -30,7 +30,8 @@
 ///      IMU sample over dt;
 ///   4. contacts: the feet whose bit is set in `touching` (switches, or the caller's own
 ///      detection) correct the estimate (InvariantEkf adds a foot's state when it lands and
-///      removes it when it lifts);
+///      removes it when it lifts; LegOdometryEkf with Settings::feet_per_update = k: only k of
+///      them, in turn);
 ///   5. the estimate in talus's conventions: q = [p̂; quaternion of R̂; encoders], v = [ω̃ − b̂_g;
 ///      R̂ᵀ v̂; joint rates] (the base's ω and v in B, as joints.hpp's free flyer).
 /// A gap between samples longer than Settings::max_gap (a link that was away) restarts the
@@ -67,6 +68,12 @@ struct LeggedEstimatorSettings {
   S ground_std = S(5e-3);          ///< σ_ground (m): the ground's unevenness (LegOdometryEkf's height)
   S foot_height = S(0);            ///< m: a touching foot frame's height above the ground (a foot sphere's radius)
   S max_gap = S(0.1);              ///< s: a longer gap between samples restarts the filter
+  /// LegOdometryEkf only: at most this many stance feet correct the estimate per update, taken
+  /// in turn (0: every stance foot, every update). It bounds the correction's work (about a
+  /// quarter of a 4-foot update per foot) for a processor that cannot afford every foot every
+  /// period; each foot then corrects at 1/k of the rate. InvariantEkf refuses it (its feet are
+  /// state and each correction holds them all).
+  int feet_per_update = 0;
   ImuNoise<S> noise{};
   ImuRange<S> range{};
   InitialUncertainty<S> initial{};
@@ -89,6 +96,14 @@ template <class S, int N>
 Status correct_with_feet(LegOdometryEkf<S, N>& filter, const Array<bool, N>& contact,
                          const Array<FootOdometry<S>, N>& odometry) {
   return filter.correct(contact, odometry);
+}
+template <class S, int N>
+constexpr bool takes_feet_in_turn(const InvariantEkf<S, N>*) {
+  return false;
+}
+template <class S, int N>
+constexpr bool takes_feet_in_turn(const LegOdometryEkf<S, N>*) {
+  return true;
 }
 template <class S, int N>
 void configure_ground(InvariantEkf<S, N>&, const LeggedEstimatorSettings<S>&) {}
@@ -151,7 +166,7 @@ class LeggedEstimator {
     if (Status s = start ? start_filter(gyro, accel, contact, feet) : filter_.propagate(gyro, accel, dt);
         s != Status::ok)
       return s;
-    if (Status s = detail::correct_with_feet(filter_, contact, feet); s != Status::ok) return s;
+    if (Status s = detail::correct_with_feet(filter_, feet_this_update(contact), feet); s != Status::ok) return s;
     write_estimate(gyro, encoders, joint_rates);
     return Status::ok;
   }
@@ -163,7 +178,10 @@ class LeggedEstimator {
 
  private:
   static bool settings_valid(const LeggedEstimatorSettings<S>& s) {
-    return s.encoder_std >= S(0) && s.encoder_std < S(1) && s.model_std >= S(0) && s.model_std < S(1) &&
+    const bool turns_valid = s.feet_per_update == 0 ||
+                             (detail::takes_feet_in_turn(static_cast<const Filter*>(nullptr)) &&
+                              s.feet_per_update > 0 && s.feet_per_update <= NumFeet);
+    return turns_valid && s.encoder_std >= S(0) && s.encoder_std < S(1) && s.model_std >= S(0) && s.model_std < S(1) &&
            s.rate_std >= S(0) && s.rate_std < S(10) && s.model_velocity_std >= S(0) && s.model_velocity_std < S(10) &&
            s.ground_std > S(0) && s.ground_std < S(1) && s.foot_height >= S(0) && s.foot_height < S(1) &&
            s.max_gap > S(0) && s.max_gap <= S(0.1);
@@ -177,6 +195,22 @@ class LeggedEstimator {
       if (!(encoders[i] >= lo && encoders[i] <= hi)) return false;
     }
     return true;
+  }
+
+  /// The stance feet that correct this update: all of them, or (settings.feet_per_update = k)
+  /// the next k in turn after the last foot that corrected.
+  std::array<bool, NumFeet> feet_this_update(const std::array<bool, NumFeet>& contact) {
+    if (settings_.feet_per_update == 0) return contact;
+    std::array<bool, NumFeet> chosen{};
+    int taken = 0;
+    for (int i = 0; i < NumFeet && taken < settings_.feet_per_update; ++i) {
+      const int k = (next_foot_ + i) % NumFeet;
+      if (!contact[k]) continue;
+      chosen[k] = true;
+      ++taken;
+      if (taken == settings_.feet_per_update) next_foot_ = (k + 1) % NumFeet;
+    }
+    return chosen;
   }
 
   /// At rest: tilt from the accelerometer, yaw 0, v = 0, the base above the touching feet.
@@ -217,6 +251,7 @@ class LeggedEstimator {
   Config q_ = Config::Zero();
   Tangent v_ = Tangent::Zero();
   std::uint32_t restarts_ = 0;
+  int next_foot_ = 0;  ///< feet_per_update: the first foot the next update considers
 };
 
 }  // namespace talus
