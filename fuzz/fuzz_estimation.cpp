@@ -3,8 +3,9 @@
 // NaN/Inf/extremes), bit 1 a plausible standing state with perturbations (else everything from
 // the input). Then up to 16 calls, each chosen by one byte: init, propagate, set_contacts,
 // correct, leg_kinematics, a change of the noise settings, or a LeggedEstimator update (one
-// estimator per filter, InvariantEkf or LegOdometryEkf, for the whole run, bound to solo12's
-// feet once; leg_odometry and LegOdometryEkf's correct run inside the latter).
+// estimator per filter, InvariantEkf or LegOdometryEkf (every stance foot, or one per update in
+// turn), for the whole run, bound to solo12's feet once; leg_odometry and LegOdometryEkf's
+// correct run inside the latter).
 // Promises: no crash or undefined behaviour; no heap; a refused call leaves the estimate
 // (state and covariance) bit for bit as it was; after any call the state and covariance are
 // finite, the covariance symmetric with a non-negative diagonal; a refusal names a reason;
@@ -60,8 +61,9 @@ void check_estimate(const Filter& e, Status s, const char* function) {
   if (P.diagonal().minCoeff() < 0.0) finding(function, s, "covariance with a negative variance");
 }
 
-/// A LeggedEstimator update with the filter Filter (one estimator per filter for the run).
-template <template <class, int> class Filter>
+/// A LeggedEstimator update with the filter Filter, its feet corrected FeetPerUpdate at a time
+/// (0: all; one estimator per instantiation for the run).
+template <template <class, int> class Filter, int FeetPerUpdate = 0>
 void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int, 4>& frames) {
   using Legged = talus::LeggedEstimator<Model, 4, Filter>;
   static Legged est;
@@ -70,6 +72,7 @@ void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int,
   if (!bound) {
     talus::LeggedEstimatorSettings<double> settings;
     settings.foot_height = 0.01;
+    settings.feet_per_update = FeetPerUpdate;
     if (est.init(model(), frames, settings) != Status::ok) finding("LeggedEstimator::init", Status::ok, "refused");
     bound = true;
   }
@@ -182,8 +185,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       if (s == Status::ok) feet = out;
       continue;
     } else if (what == 6) {
-      if (in.bit()) legged_update<talus::LegOdometryEkf>(in, plausible, frames);
-      else legged_update<talus::InvariantEkf>(in, plausible, frames);
+      if (in.bit()) {
+        if (in.bit()) legged_update<talus::LegOdometryEkf, 1>(in, plausible, frames);
+        else legged_update<talus::LegOdometryEkf>(in, plausible, frames);
+      } else legged_update<talus::InvariantEkf>(in, plausible, frames);
       continue;
     } else {
       fn = "noise settings";
