@@ -9,13 +9,27 @@
 #   bash hil/run-demo.sh envelope   the robustness envelope (hil/envelope.py): the full scenario
 #                                   natively under payloads, lower friction, 2× noise, latency,
 #                                   an IMU bias step, pushes bisected; one table and a figure
+#   HIL_ROBOT=anymal_c bash hil/run-demo.sh [native]
+#                                   the second robot (hil/robots), on the Cortex-M7 or natively
+#                                   (output in build/hil-demo[-native]-anymal_c)
 # Builds only what the demo needs: the generator and the harness (build/target-host), the
 # firmware (build/cortex-m7). Output: build/hil-demo[-native]/log.csv and plots/*.png;
 # envelope: build/hil-envelope/envelope.{md,csv,png}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-urdf="${TALUS_MODELS_DIR:-$root/../shared/models}/solo12/solo12.urdf"
+robot="${HIL_ROBOT:-solo12}"
+case "$robot" in
+  solo12) urdf_rel=solo12/solo12.urdf; suffix=""; fw_native=hil_firmware_native; fw_m7=hil_firmware ;;
+  anymal_c) urdf_rel=anymal_c/anymal.urdf; suffix="-anymal_c"; fw_native=hil_firmware_native_anymal_c
+            fw_m7=hil_firmware_anymal_c ;;
+  *) echo "run-demo: HIL_ROBOT=$robot: solo12 or anymal_c" >&2; exit 2 ;;
+esac
+if [ "$robot" != solo12 ] && { [ "${1:-}" = envelope ] || [ "${1:-}" = freertos ]; }; then
+  echo "run-demo: $1 runs solo12 only" >&2
+  exit 2
+fi
+urdf="${TALUS_MODELS_DIR:-$root/../shared/models}/$urdf_rel"
 python=python3
 [ -x /usr/bin/python3 ] && python=/usr/bin/python3   # Debian's, with python3-matplotlib
 if [ "${1:-}" = "envelope" ]; then
@@ -26,11 +40,11 @@ if [ "${1:-}" = "envelope" ]; then
 fi
 if [ "${1:-}" = "native" ]; then
   cmake -S . -B build/host-release -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build/host-release -j2 --target hil_firmware_native hil_harness
-  out=build/hil-demo-native
+  cmake --build build/host-release -j2 --target "$fw_native" hil_harness
+  out=build/hil-demo-native$suffix
   harness=build/host-release/hil/hil_harness
-  firmware=(--native build/host-release/hil/hil_firmware_native)
-  title="solo12 balance controller, native POSIX process"
+  firmware=(--native "build/host-release/hil/$fw_native")
+  title="$robot balance controller, native POSIX process"
 elif [ "${1:-}" = "freertos" ]; then
   cmake --preset cortex-m7 >/dev/null
   cmake --build build/cortex-m7 -j2 --target hil_firmware_freertos
@@ -41,14 +55,14 @@ elif [ "${1:-}" = "freertos" ]; then
   title="solo12 balance controller in a FreeRTOS task on an emulated Cortex-M7"
 else
   cmake --preset cortex-m7 >/dev/null
-  cmake --build build/cortex-m7 -j2 --target hil_firmware
-  out=build/hil-demo
+  cmake --build build/cortex-m7 -j2 --target "$fw_m7"
+  out=build/hil-demo$suffix
   harness=build/target-host/bin/hil_harness
-  firmware=(--qemu build/cortex-m7/targets/hil_firmware)
-  title="solo12 balance controller on an emulated Cortex-M7"
+  firmware=(--qemu "build/cortex-m7/targets/$fw_m7")
+  title="$robot balance controller on an emulated Cortex-M7"
 fi
 rc=0
-"$harness" --urdf "$urdf" "${firmware[@]}" --run full --out "$out" || rc=$?
+"$harness" --robot "$robot" --urdf "$urdf" "${firmware[@]}" --run full --out "$out" || rc=$?
 "$python" hil/plot.py "$out/log.csv" "$out/plots" --title "$title" >/dev/null
 echo "plots: $root/$out/plots/{base,estimate,com,forces,torques,instructions,faults}.png; log: $root/$out/log.csv"
 exit $rc

@@ -1,10 +1,16 @@
-// The HIL firmware: the solo12 state estimator (talus/estimation/legged_estimator.hpp) and
-// balance controller (talus/control/balance_controller.hpp) in the link loop (firmware.hpp). Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
+// The HIL firmware: the state estimator (talus/estimation/legged_estimator.hpp) and balance
+// controller (talus/control/balance_controller.hpp) of one robot in the link loop (firmware.hpp).
+// The robot: hil/robots (HIL_ROBOT_ANYMAL_C: anymal_c; without it solo12), its model, feet,
+// postures, standing height, torque cap and foot radius. Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
 // code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
 // process with pipes), logs go to stderr. HIL_FREERTOS: the same loop as a FreeRTOS task
 // (port/freertos; statically allocated, 16 KB of stack), the third configuration.
 #include <hil/firmware.hpp>
-#include <talus/models/solo12.hpp>
+#if defined(HIL_ROBOT_ANYMAL_C)
+#include <hil/robots/anymal_c.hpp>
+#else
+#include <hil/robots/solo12.hpp>
+#endif
 #include <talus/rt/port.hpp>
 #if defined(HIL_POSIX)
 #include <talus/port/posix.hpp>
@@ -31,7 +37,13 @@
 
 namespace {
 using S = HIL_SCALAR;
-using Model = talus::models::solo12::Model<S>;
+#if defined(HIL_ROBOT_ANYMAL_C)
+using Robot = talus::hil::robots::AnymalC;
+#else
+using Robot = talus::hil::robots::Solo12;
+#endif
+constexpr const talus::hil::RobotParams& robot = Robot::params;
+using Model = Robot::Model<S>;
 using Controller = talus::BalanceController<Model>;
 // The estimator's filter (docs/estimation.md compares them): LegOdometryEkf, 15 states, fits the
 // M7 budget with the controller; HIL_FILTER_INVARIANT builds Hartley's filter with the feet
@@ -41,7 +53,7 @@ using Estimator = talus::LeggedEstimator<Model, 4, talus::InvariantEkf>;
 #else
 using Estimator = talus::LeggedEstimator<Model, 4, talus::LegOdometryEkf>;
 #endif
-const Model model = talus::models::solo12::make_model<S>();
+const Model model = Robot::make_model<S>();
 Controller controller;
 Estimator estimator;
 
@@ -52,19 +64,20 @@ void log(const char* s) {
 }
 
 [[noreturn]] void firmware() {
-  const int feet[4] = {model.frame_id("FL_FOOT"), model.frame_id("FR_FOOT"), model.frame_id("HL_FOOT"),
-                       model.frame_id("HR_FOOT")};
+  const int feet[4] = {model.frame_id(robot.feet[0]), model.frame_id(robot.feet[1]), model.frame_id(robot.feet[2]),
+                       model.frame_id(robot.feet[3])};
   Controller::Joints stance, swing;
-  // Solo-12's "standing" posture (solo.srdf) per leg FL, FR, HL, HR: HAA, HFE, KFE; the swing
-  // posture folds the lifted leg (about 5 cm of foot clearance).
-  stance << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
-  swing << 0.1, 1.2, -2.4, -0.1, 1.2, -2.4, 0.1, -1.2, 2.4, -0.1, -1.2, 2.4;
-  // The rig's robot, given explicitly (the controller has no robot defaults): Solo-12 stands
-  // with its base at 0.24 m; its actuators give 2.7 N·m (0.025 N·m/A × 9 × 12 A), while the
-  // solo12 URDF's effort limit is a placeholder 1000 N·m, hence the cap.
+  for (int j = 0; j < Controller::nj; ++j) {
+    stance[j] = S(robot.stance[j]);
+    swing[j] = S(robot.swing[j]);
+  }
+  // The rig's robot, given explicitly (the controller has no robot defaults): its standing
+  // height, a torque cap where the actuators are weaker than the URDF says (solo12: 2.7 N·m
+  // against a placeholder 1000 N·m; anymal_c: none, the URDF's 80 N·m), the safe mode's damping.
   talus::ControllerConfig<S> ccfg;
-  ccfg.height = S(0.24);
-  ccfg.torque_limit = S(2.7);
+  ccfg.height = S(robot.height);
+  ccfg.torque_limit = S(robot.torque_limit);
+  ccfg.damping_safe = S(robot.damping_safe);
   // In float (the M4F) the sticking solve's ε of 1e-7 relative is below float's rounding
   // (2^-24 ≈ 6e-8 per operation, summed over 12 rows): the Cholesky of G_b Q G_bᵀ + εI, rank 6
   // without ε, meets a non-positive pivot ("singular") on most steps. 1e-5 relative keeps it
@@ -77,16 +90,18 @@ void log(const char* s) {
     log("hil firmware: controller init failed\n");
     talus::port::exit(2);
   }
-  // The estimator: the rig's feet are spheres of 1 cm radius centred on the foot frames; the
-  // IMU noise is ImuNoise's default (a BMI088, the part the plant simulates).
+  // The estimator: the rig's feet are spheres of robot.foot_radius centred on the foot frames;
+  // the IMU noise is ImuNoise's default (a BMI088, the part the plant simulates).
   talus::LeggedEstimatorSettings<S> ecfg;
-  ecfg.foot_height = S(0.01);
+  ecfg.foot_height = S(robot.foot_radius);
   ecfg.feet_per_update = HIL_FEET_PER_UPDATE;
   if (estimator.init(model, {feet[0], feet[1], feet[2], feet[3]}, ecfg) != talus::Status::ok) {
     log("hil firmware: estimator init failed\n");
     talus::port::exit(2);
   }
-  log("hil firmware: solo12 estimator and balance controller ready\n");
+  log("hil firmware: ");
+  log(robot.name);
+  log(" estimator and balance controller ready\n");
   talus::hil::FirmwareConfig cfg;
   cfg.instructions_per_tick = HIL_INSTRUCTIONS_PER_TICK;
   talus::hil::run_firmware(controller, estimator, cfg);

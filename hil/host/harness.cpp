@@ -1,17 +1,24 @@
-// hil_harness: the HIL rig's host side. Runs the Solo-12 plant (MuJoCo, plant.hpp) in lockstep
+// hil_harness: the HIL rig's host side. Runs the robot's plant (MuJoCo, plant.hpp) in lockstep
 // with the firmware (state estimator and balance controller; native process or emulated
 // Cortex-M7) over the framed link (hil/protocol): the firmware gets what the robot's sensors
 // report (sensors.hpp: encoders, joint rates, IMU, contact switches), never the plant's state.
 // Plays the scenarios, injects faults, logs every period to CSV (the truth beside the
 // firmware's estimate), prints the verdict table and exits 0 only if every check passes.
 //
-//   hil_harness --urdf <solo12.urdf> (--native <firmware> | --qemu <firmware.elf> | --tcp <port>)
+//   hil_harness [--robot solo12|anymal_c] [--urdf <its URDF>]
+//               (--native <firmware> | --qemu <firmware.elf> | --tcp <port>)
 //               [--machine mps2-an500|mps2-an386]  (--qemu's board: Cortex-M7, the default, or M4F)
 //               [--run full|short] [--out <dir>] [--fault-rate r] [--seed n] [--deadline-ms d]
 //               [--name <what runs the firmware, for the verdict and the plots>]
 //               [robustness envelope: --payload frac[,dx,dy,dz] --mu m --noise-scale k --latency n
 //                --bias-step t,gyro,accel --run push --push-impulse J --push-dir lateral|frontal
 //                --summary <file>]
+//
+// --robot: the plant's robot (hil/robots; solo12 by default), which must be the one the firmware
+// was built for (HIL_ROBOT_ANYMAL_C); --urdf defaults to its URDF in the models directory the
+// build was configured with (TALUS_MODELS_DIR). The robot sets the postures the runs start
+// from, the foot spheres, the pushes (Solo-12's × the robot's mass ratio: the same Δv) and
+// the verdict's heights.
 //
 // The robustness envelope (hil/envelope.py repeats runs under these; none changes anything when
 // absent): --payload a point mass of frac × the robot's mass on the base, dx, dy, dz (m, base
@@ -86,17 +93,20 @@ struct PushTest {
   bool frontal = false;
 };
 
-std::vector<Segment> scenarios(const std::string& run, double fault_rate, const PushTest& pt) {
+/// The runs; the pushes in N as on Solo-12 (2.5 kg), × push_scale (the robot's mass ratio).
+std::vector<Segment> scenarios(const std::string& run, double fault_rate, const PushTest& pt, double push_scale) {
   std::vector<Segment> s;
   auto push = [&](const char* name, double fx, double fy, double duration) {
     Segment g{name, duration};
-    g.push = Eigen::Vector3d(fx, fy, 0);
+    g.push = push_scale * Eigen::Vector3d(fx, fy, 0);
     s.push_back(g);
   };
   if (run == "push") {  // the envelope's bisection: one push from standing, then time to recover
     s.push_back({"stand", 0.5});
-    const double f = pt.impulse / s.back().push_time;
-    push(pt.frontal ? "push_frontal" : "push_lateral", pt.frontal ? f : 0, pt.frontal ? 0 : f, 1.5);
+    Segment g{pt.frontal ? "push_frontal" : "push_lateral", 1.5};
+    const double f = pt.impulse / g.push_time;  // --push-impulse is in N·s, whatever the robot
+    g.push = Eigen::Vector3d(pt.frontal ? f : 0, pt.frontal ? 0 : f, 0);
+    s.push_back(g);
     return s;
   }
   if (run == "short") {  // CI (label hil): stand, one push, a fault burst, NaN frames, the silent link
@@ -218,7 +228,7 @@ long peek_sequence(const std::vector<std::uint8_t>& frame) {
   return static_cast<long>(r.u32());
 }
 
-const double kZMin = 0.16, kTiltMax = 20.0, kBudget = 150000;
+const double kTiltMax = 20.0, kBudget = 150000;  // the heights are the robot's (hil/robots)
 
 /// The rig-side knobs of the robustness envelope that live in the harness (the plant's and the
 /// sensors' are in PlantConfig and SensorNoise).
@@ -310,7 +320,7 @@ void write_summary(const std::string& path, const Summary& s) {
 }
 
 int run(int argc, char** argv) {
-  std::string urdf, native, qemu, machine = "mps2-an500", run_kind = "full", out_dir = "hil-out";
+  std::string robot_name = "solo12", urdf, native, qemu, machine = "mps2-an500", run_kind = "full", out_dir = "hil-out";
   int tcp_port = 0;
   std::string name;
   double fault_rate = 0.03;
@@ -325,6 +335,7 @@ int run(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--urdf") urdf = v;
+    else if (a == "--robot") robot_name = v;
     else if (a == "--native") native = v;
     else if (a == "--qemu") qemu = v;
     else if (a == "--machine") {
@@ -372,11 +383,13 @@ int run(int argc, char** argv) {
     }
   }
   const int sources = !native.empty() + !qemu.empty() + (tcp_port > 0);
-  if (urdf.empty() || sources != 1 || bad || env.latency < 0 ||
+  const talus::hil::RobotParams* robot_ptr = find_robot(robot_name);
+  if (robot_ptr != nullptr && urdf.empty()) urdf = std::string(HIL_MODELS_DIR) + "/" + robot_ptr->urdf;
+  if (robot_ptr == nullptr || sources != 1 || bad || env.latency < 0 ||
       (run_kind != "full" && run_kind != "short" && run_kind != "push")) {
     std::fprintf(
         stderr,
-        "usage: hil_harness --urdf solo12.urdf (--native fw | --qemu fw.elf [--machine mps2-an500|mps2-an386] | "
+        "usage: hil_harness [--robot solo12|anymal_c] [--urdf its.urdf] (--native fw | --qemu fw.elf [--machine mps2-an500|mps2-an386] | "
         "--tcp port) [--run full|short|push] "
         "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d] [--payload f[,dx,dy,dz]] [--mu m] "
         "[--noise-scale k] [--latency n] [--bias-step t,gyro,accel] [--push-impulse J] "
@@ -392,16 +405,18 @@ int run(int argc, char** argv) {
                              : !qemu.empty()   ? (m4f ? "cortex-m4f (QEMU mps2-an386, -icount shift=3)"
                                                       : "cortex-m7 (QEMU mps2-an500, -icount shift=3)")
                                                : "a firmware on 127.0.0.1:" + std::to_string(tcp_port);
+  const talus::hil::RobotParams& robot = *robot_ptr;
   Plant plant;
   std::string err;
+  pc.robot = robot.name;
   pc.urdf = urdf;
+  pc.foot_radius = robot.foot_radius;
   if (!plant.load(pc, err)) {
     std::fprintf(stderr, "hil_harness: plant: %s\n", err.c_str());
     return 2;
   }
   Joints start;  // full run: legs folded, base low (where stand_up starts); short, push: standing
-  if (run_kind == "full") start << 0.1, 1.3, -2.5, -0.1, 1.3, -2.5, 0.1, -1.3, 2.5, -0.1, -1.3, 2.5;
-  else start << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
+  start = Eigen::Map<const Joints>(run_kind == "full" ? robot.crouch : robot.stance);
   plant.reset_standing_on_floor(start);
 
   FirmwareLink link;
@@ -415,8 +430,10 @@ int run(int argc, char** argv) {
   mkdir(out_dir.c_str(), 0755);
   const std::string csv_path = out_dir + "/log.csv";
   std::ofstream csv(csv_path);
-  csv << "# robot=solo12\n# target=" << target << "\n# z_min=" << kZMin << "\n# tilt_max_deg=" << kTiltMax
-      << "\n# mu=0.6\n# torque_limit=2.7\n# budget_instructions=" << kBudget
+  csv << "# robot=" << robot.name << "\n# target=" << target << "\n# z_min=" << robot.z_min
+      << "\n# tilt_max_deg=" << kTiltMax
+      << "\n# mu=0.6\n# torque_limit=" << (robot.torque_limit > 0 ? robot.torque_limit : plant.effort_limit())
+      << "\n# budget_instructions=" << kBudget
       << "\n# states=0:init,1:stand_up,2:balance,3:three_feet,4:safe_damping,5:fault\n";
   if (!env.describe.empty()) csv << "# envelope=" << env.describe.substr(1) << "\n";
   csv << "t,scenario,seq,base_x,base_y,base_z,roll,pitch,yaw,com_x,com_y,com_z";
@@ -445,7 +462,7 @@ int run(int argc, char** argv) {
   std::uint32_t seq = 0;
   std::vector<std::uint8_t> pending_down, pending_up;
   std::vector<SegmentResult> results;
-  const std::vector<Segment> plan = scenarios(run_kind, fault_rate, push_test);
+  const std::vector<Segment> plan = scenarios(run_kind, fault_rate, push_test, robot.push_scale);
   bool safe_after_silence = true, watchdog_seen = false;
   long silence_end = -1;
   const auto wall0 = std::chrono::steady_clock::now();
@@ -579,7 +596,7 @@ int run(int argc, char** argv) {
       if (g.name != "stand_up" && g.silence == 0) {
         res.min_z = std::min(res.min_z, ps.q[2]);
         res.max_tilt = std::max(res.max_tilt, tilt_deg(ps.q));
-        if (ps.q[2] < kZMin || tilt_deg(ps.q) > kTiltMax || !std::isfinite(ps.q[2])) res.up = false;
+        if (ps.q[2] < robot.z_min || tilt_deg(ps.q) > kTiltMax || !std::isfinite(ps.q[2])) res.up = false;
       }
       res.end_z = ps.q[2];
       double r, p, y;
@@ -672,9 +689,11 @@ int run(int argc, char** argv) {
     }
   const double stood = results.front().end_z;
   std::snprintf(v, sizeof v, "base at %.3f m after %.1f s", stood, plan.front().duration);
-  rows.push_back({plan.front().name == "stand_up" ? "stand up from a crouch" : "stand", v, "≥ 0.22 m", stood >= 0.22});
+  std::snprintf(b, sizeof b, "≥ %.2f m", robot.stood_min);
+  rows.push_back({plan.front().name == "stand_up" ? "stand up from a crouch" : "stand", v, b,
+                  stood >= robot.stood_min});
   std::snprintf(v, sizeof v, "min height %.3f m, max tilt %.1f°", min_z, max_tilt);
-  std::snprintf(b, sizeof b, "≥ %.2f m, ≤ %.0f°", kZMin, kTiltMax);
+  std::snprintf(b, sizeof b, "≥ %.2f m, ≤ %.0f°", robot.z_min, kTiltMax);
   rows.push_back({"robot stayed up (stand_up .. silence)", v, b, all_up});
   double largest[2] = {0, 0};
   bool pushes_ok = true;
@@ -774,7 +793,7 @@ int run(int argc, char** argv) {
   if (!summary_path.empty())
     write_summary(summary_path, {all_up, stood, min_z, max_tilt, largest[0], largest[1], est_err.rms_v(),
                                  est_err.max_tilt_deg, est_err.max_height, all, fell_in});
-  std::printf("\nHIL verdict: solo12 state estimator and balance controller on %s\n", target.c_str());
+  std::printf("\nHIL verdict: %s state estimator and balance controller on %s\n", robot.name, target.c_str());
   if (!env.describe.empty()) std::printf("robustness envelope:%s\n", env.describe.c_str());
   std::printf("%ld periods of 1 ms (%.1f s of plant time) in %.1f s wall; log %s\n", c.periods, c.periods * 1e-3, wall,
               csv_path.c_str());
