@@ -327,7 +327,9 @@ def plot_instructions(ctx, out_dir):
                     label="estimator: median %.0f, max %.0f" % (np.nanmedian(e), np.nanmax(e)))
             ax.plot(log.t[ok], total, lw=0.7, color="tab:red",
                     label="total: median %.0f, max %.0f" % (np.nanmedian(total), top))
-        hline(ax, budget, "budget %.0f (%d controller steps over)" % (budget, (v > budget).sum()))
+        if budget > 0:
+            over = (v + e > budget).sum() if np.isfinite(e).any() else (v > budget).sum()
+            hline(ax, budget, "budget %.0f (%d steps over)" % (budget, over))
         ax.set_ylim(0, max(budget, top) * 1.1)
         legend_right(ax)
     else:
@@ -384,6 +386,40 @@ def plot_faults(ctx, out_dir):
     ctx.save(fig, out_dir, "faults.png", "injected faults, error counters and controller state")
 
 
+def chi2_quantile(k, z):
+    """χ²(k) quantile at the standard normal's z (Wilson–Hilferty; within 1 % for k ≥ 3)."""
+    return k * (1 - 2 / (9 * k) + z * np.sqrt(2 / (9 * k))) ** 3
+
+
+def plot_innovation(ctx, out_dir):
+    """The estimator's NIS per measured row (the command frame's est_nis / est_nis_dof): 1 on
+    average when the filter's noise model matches what it meets."""
+    log = ctx.log
+    nis, dof = log.num("est_nis"), log.num("est_nis_dof")
+    ok = np.isfinite(nis) & np.isfinite(dof) & (dof > 0)
+    fig, ax = plt.subplots(1, 1, figsize=(12, 4), layout="constrained")
+    if ok.any():
+        t, r, k = log.t[ok], nis[ok] / dof[ok], dof[ok]
+        k0 = float(np.median(k))
+        ax.plot(t, r, lw=0.4, color="tab:grey", alpha=0.6, label="NIS / rows, each correction")
+        w = min(200, len(r))
+        mean = np.convolve(nis[ok], np.ones(w), "valid") / np.convolve(k, np.ones(w), "valid")
+        ax.plot(t[w - 1:], mean, lw=1.2, color="tab:blue",
+                label="mean over %d corrections (whole run %.2f)" % (w, nis[ok].sum() / k.sum()))
+        band = 1.96 * np.sqrt(2 / (w * k0))
+        ax.axhspan(1 - band, 1 + band, color="tab:green", alpha=0.2,
+                   label="consistent: the mean's 95 %% band (%d rows)" % (w * k0))
+        hline(ax, chi2_quantile(k0, 1.645) / k0, "χ²(%d) 95 %% of single corrections" % k0, color="tab:red")
+        ax.set_yscale("log")
+        legend_right(ax)
+    else:
+        ax.text(0.5, 0.5, "no NIS in this log", transform=ax.transAxes, ha="center", va="center",
+                fontsize=14, color="grey")
+    ax.set_ylabel("NIS per measured row")
+    ctx.decorate([ax])
+    ctx.save(fig, out_dir, "innovation.png", "estimator innovation: normalised innovation squared per row")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log"); ap.add_argument("out_dir")
@@ -396,7 +432,8 @@ def main():
                                             os.path.basename(args.log))
     os.makedirs(args.out_dir, exist_ok=True)
     ctx = Context(log, title)
-    for plot in (plot_base, plot_estimate, plot_com, plot_forces, plot_torques, plot_instructions, plot_faults):
+    for plot in (plot_base, plot_estimate, plot_innovation, plot_com, plot_forces, plot_torques, plot_instructions,
+                 plot_faults):
         plot(ctx, args.out_dir)
 
 

@@ -60,6 +60,8 @@ Command random_command(Rng& r, std::uint32_t seq) {
   for (double& x : m.position) x = r.binary32(-19);
   for (double& x : m.orientation) x = r.binary32(-23);
   for (double& x : m.velocity) x = r.binary32(-20);
+  m.nis = r.binary32(-16);
+  m.nis_dof = static_cast<std::uint8_t>(r.next());
   return m;
 }
 bool same(const Sensor& a, const Sensor& b) {
@@ -75,7 +77,8 @@ bool same(const Command& a, const Command& b) {
          a.step_instructions == b.step_instructions && a.estimate_instructions == b.estimate_instructions &&
          a.faults == b.faults && std::memcmp(a.position.data(), b.position.data(), sizeof a.position) == 0 &&
          std::memcmp(a.orientation.data(), b.orientation.data(), sizeof a.orientation) == 0 &&
-         std::memcmp(a.velocity.data(), b.velocity.data(), sizeof a.velocity) == 0;
+         std::memcmp(a.velocity.data(), b.velocity.data(), sizeof a.velocity) == 0 &&
+         std::memcmp(&a.nis, &b.nis, sizeof a.nis) == 0 && a.nis_dof == b.nis_dof;
 }
 template <class Msg>
 std::vector<std::uint8_t> frame(const Msg& m) {
@@ -150,7 +153,7 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   EXPECT_EQ(ps.stats().accepted, 200u);
   EXPECT_EQ(ps.stats().rejected() + ps.stats().missed, 0u);
   EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 157u);  // the sizes protocol.hpp states
-  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 139u);
+  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 144u);
 }
 
 TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {

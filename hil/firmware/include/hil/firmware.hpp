@@ -10,7 +10,8 @@
 ///      frame has them, otherwise the feet the controller stands on (its stance);
 ///   2. one controller step on the estimate (each stage timed with port::cycles());
 ///   3. one command frame echoing the sensor frame's sequence, with the torques, the
-///      controller state, both stages' instruction counts, the estimate and the fault counters:
+///      controller state, both stages' instruction counts, the estimate, the estimator's NIS
+///      (innovation()) and the fault counters:
 ///   rx_rejected     frames the parser refused (bad COBS, CRC, length, type, version, repeated, stale)
 ///   rx_missed       sensor sequence numbers never received (gaps between accepted frames)
 ///   watchdog        times the link was silent for more than FirmwareConfig::watchdog_periods
@@ -53,6 +54,22 @@ unsigned controller_stance(const Controller& ctl) {
   for (int k = 0; k < Controller::num_feet; ++k)
     if (ctl.constraints().is_active(k)) mask |= 1u << k;
   return mask;
+}
+
+/// The period's normalised innovation squared: the sum over the measurements that corrected
+/// and their rows (LegOdometryEkf: a foot's velocity, 3 rows, and height, 1 row; InvariantEkf:
+/// a foot's position, 3 rows).
+template <class S, int N>
+void innovation(const LegOdometryReport<S, N>& r, double& nis, std::uint8_t& dof) {
+  nis = 0;
+  for (int j = 0; j < N; ++j) nis += static_cast<double>(r.nis[j]) + static_cast<double>(r.nis_height[j]);
+  dof = static_cast<std::uint8_t>(4 * r.feet_in_contact);
+}
+template <class S, int N>
+void innovation(const EstimatorReport<S, N>& r, double& nis, std::uint8_t& dof) {
+  nis = 0;
+  for (int j = 0; j < N; ++j) nis += static_cast<double>(r.nis[j]);
+  dof = static_cast<std::uint8_t>(3 * r.feet_in_contact);
 }
 
 /// Stage 1: the sensor frame into the estimator. On a refusal the controller gets a frame it
@@ -112,7 +129,8 @@ template <class Controller, class Estimator>
       typename Controller::Tangent v;
       const double t = static_cast<double>(sensor.plant_time_ns) * 1e-9;
       const std::uint64_t c0 = port::cycles();
-      if (estimate(est, sensor, touching, dt, q, v) != Status::ok) ++estimator_refusals;
+      const bool estimated = estimate(est, sensor, touching, dt, q, v) == Status::ok;
+      if (!estimated) ++estimator_refusals;
       const std::uint64_t c1 = port::cycles();
       const typename Controller::Output out =
           ctl.step(static_cast<typename Controller::S>(t), q, v, sensor.request & 0x0Fu, touching);
@@ -138,6 +156,9 @@ template <class Controller, class Estimator>
       for (int k = 0; k < 4; ++k) command.orientation[static_cast<std::size_t>(k)] = static_cast<double>(q[3 + k]);
       const Vector3<typename Controller::S> v_world = est.filter().velocity();
       for (int k = 0; k < 3; ++k) command.velocity[static_cast<std::size_t>(k)] = static_cast<double>(v_world[k]);
+      command.nis = 0;
+      command.nis_dof = 0;
+      if (estimated) innovation(est.filter().report(), command.nis, command.nis_dof);
       command.faults[fault_rx_rejected] = parser.stats().rejected();
       command.faults[fault_rx_missed] = parser.stats().missed;
       command.faults[fault_watchdog] = watchdog_trips;

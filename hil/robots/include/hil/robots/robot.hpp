@@ -32,6 +32,9 @@ struct RobotParams {
   double push_scale;
   double stood_min;  ///< verdict: the base at least this high (m) at the end of stand-up / the first stand
   double z_min;      ///< verdict: "stayed up" while the base is at least this high (m) (and tilt ≤ 20°)
+  /// verdict, on an emulated board: estimator + controller ≤ this many instructions per period
+  /// at the worst step; 0: reported, not judged (a robot the budget was not set for)
+  double budget_instructions;
 };
 
 }  // namespace talus::hil
