@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the on-target test's translation units (target_test.cpp, contact_check.cpp):
+// Shared by the on-target test's translation units (target_test.cpp, contact_check.cpp,
+// estimation_check.cpp):
 // text output without printf (Line: talus::rt::LogLine) and, on bare-metal Cortex-M, stack
 // painting. The image that links them defines talus_stack_paint (target_test.cpp), so the
 // startup code paints the whole stack at reset.
@@ -14,10 +15,10 @@
 #define TALUS_TARGET_STACK_PAINT 1  // bare metal: measure the stack (not in the bit test)
 #endif
 #ifndef TALUS_TARGET_STACK_BUDGET
-// Bytes of stack one constrained or contact solve may use on Cortex-M (checked by stack
-// painting); the solvers keep their matrices in static storage (ConstraintSet,
-// ContactProblem), so this is frames and small temporaries only. The whole program must stay
-// within the linker script's stack as well.
+// Bytes of stack one constrained or contact solve or one estimator update may use on Cortex-M
+// (checked by stack painting); the solvers keep their matrices in static storage (ConstraintSet,
+// ContactProblem, LeggedEstimator), so this is frames and small temporaries only. The whole
+// program must stay within the linker script's stack as well.
 #define TALUS_TARGET_STACK_BUDGET 8192
 #endif
 

@@ -7,7 +7,11 @@
 // for a few hundred periods. It also runs every other constrained solver (solvers_check.cpp:
 // the other methods against range space, impulses and assembly by their residuals) and
 // unilateral contact with friction on the four feet (contact_check.cpp: Lemke and PGS against
-// the host's talus_target_contact_reference.hpp). Exit
+// the host's talus_target_contact_reference.hpp) and the floating-base state estimator
+// (estimation_check.cpp: LeggedEstimator on solo12 with InvariantEkf and LegOdometryEkf over a
+// 400-update input sequence — standing, a constant-rate base rotation, a foot lifting and
+// landing — against the host's talus_target_estimation_reference.hpp and the sequence's
+// analytic truth; a NaN or saturated IMU sample and an unknown foot refused). Exit
 // status 0 only if every check passes. On Cortex-M it also
 // reports (and bounds) the stack the constrained solves need: the ConstraintSet and the Data
 // are in static storage, never on the stack.
@@ -34,6 +38,7 @@
 #include "target_support.hpp"
 #if !defined(TALUS_TARGET_BITS)
 #include "contact_check.hpp"
+#include "estimation_check.hpp"
 #include "solvers_check.hpp"
 #endif
 
@@ -670,6 +675,12 @@ int talus_target_main() {
     const talus_target::ContactTally ct = talus_target::run_contact_checks(g_solo, g_solo_data);
     g_tally.checks += ct.checks;
     g_tally.failures += ct.failures;
+  }
+  {
+    // the floating-base state estimator (estimation_check.cpp)
+    const talus_target::EstimationTally et = talus_target::run_estimation_checks(g_solo);
+    g_tally.checks += et.checks;
+    g_tally.failures += et.failures;
   }
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";
