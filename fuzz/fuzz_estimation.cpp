@@ -5,7 +5,7 @@
 // correct, leg_kinematics, a change of the noise settings, or a LeggedEstimator update (one
 // estimator per filter, InvariantEkf or LegOdometryEkf (every stance foot, or one per update in
 // turn), for the whole run, bound to solo12's feet once; leg_odometry and LegOdometryEkf's
-// correct run inside the latter).
+// correct run inside the latter; then ContactDetector on its feet).
 // Promises: no crash or undefined behaviour; no heap; a refused call leaves the estimate
 // (state and covariance) bit for bit as it was; after any call the state and covariance are
 // finite, the covariance symmetric with a non-negative diagonal; a refusal names a reason;
@@ -106,6 +106,12 @@ void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int,
       finding(fn, s, "a refused update changed the filter");
   }
   check_estimate(est.filter(), s, fn);
+  // a robot without switches: the contacts from the controller's stance and the estimate's feet
+  static talus::ContactDetector<double, 4> detector;
+  const unsigned stance = in.byte() & 0xFu;
+  const unsigned detected = detector.update(stance, est.foot_heights(), est.foot_velocities());
+  if ((detected & stance) != stance || detected > 0xFu)
+    finding("ContactDetector::update", Status::ok, "a stance foot not touching, or a foot that does not exist");
 }
 
 }  // namespace

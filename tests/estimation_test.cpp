@@ -524,6 +524,17 @@ void legged_estimator_at_rest() {
   EXPECT_EQ(q.template tail<12>(), r.joints);
   EXPECT_EQ(est->restarts(), 0u);
   EXPECT_EQ(est->filter().report().feet_in_contact, 4);
+  // the feet where the truth has them: their mean on the ground (each, for the level stance of
+  // LegOdometryEkf's case), not moving
+  double mean = 0;
+  for (int k = 0; k < 4; ++k) {
+    mean += est->foot_heights()[k] / 4;
+    if (Robot::flat_ground) {
+      EXPECT_NEAR(est->foot_heights()[k], 0, 1e-9) << k;
+    }
+    EXPECT_LT(est->foot_velocities()[k].norm(), 1e-9) << k;
+  }
+  EXPECT_NEAR(mean, 0, 1e-9);
 }
 
 TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
@@ -1154,6 +1165,56 @@ TEST(ConsistencyEstimation, LeggedEstimatorFeetInTurnEqualTheFilterOnThoseFeet) 
   StandingSolo12<double> ri;
   auto inv = std::make_unique<StandingSolo12<double>::Est>();
   EXPECT_EQ(inv->init(ri.model, ri.frames, one), Status::invalid_input);
+}
+
+// ContactDetector (contact_detection.hpp) on hand-made heights and speeds: the rule's cases.
+TEST(ConsistencyEstimation, ContactDetectorLandsALiftedFootOnceItIsDownAndStill) {
+  talus::ContactDetector<double, 4> d;
+  ASSERT_EQ(d.init(talus::TouchdownSettings<double>{}), Status::ok);  // 15 mm, 5 mm, 0.05 m/s, 3 periods
+  std::array<double, 4> h{0, 0, 0, 0};
+  std::array<V3, 4> v;
+  for (auto& x : v) x.setZero();
+  EXPECT_EQ(d.update(0xF, h, v), 0xFu);  // the stance touches
+  // foot 0 lifted: still on the ground and still, but it has not left it yet
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(d.update(0xE, h, v), 0xEu) << i;
+  h[0] = 0.02;  // above the clearance: in the air
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  h[0] = 0.003;
+  v[0] = V3(0, 0, -0.2);  // low but still coming down: not landed
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(d.update(0xE, h, v), 0xEu) << i;
+  v[0] = V3(0.01, 0, -0.01);  // down and still: lands on the third period in a row
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  EXPECT_EQ(d.update(0xE, h, v), 0xFu);
+  v[0] = V3(0, 0.3, 0);  // landed: stays touching while it slides on the ground
+  EXPECT_EQ(d.update(0xE, h, v), 0xFu);
+  h[0] = 0.02;  // lifted again without the controller: in the air
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  h[0] = 0.001;
+  v[0].setZero();
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  v[0][2] = std::numeric_limits<double>::quiet_NaN();  // a NaN breaks the run of still periods
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  v[0].setZero();
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  EXPECT_EQ(d.update(0xE, h, v), 0xEu);
+  EXPECT_EQ(d.update(0xE, h, v), 0xFu);
+  EXPECT_EQ(d.update(0xF, h, v), 0xFu);  // back in the stance
+  // thresholds out of their domain
+  auto refused = [](talus::TouchdownSettings<double> s) { return talus::ContactDetector<double, 4>().init(s); };
+  talus::TouchdownSettings<double> s;
+  s.height = 0.02;  // not below the clearance
+  EXPECT_EQ(refused(s), Status::invalid_input);
+  s = {};
+  s.speed = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(refused(s), Status::invalid_input);
+  s = {};
+  s.periods = 0;
+  EXPECT_EQ(refused(s), Status::invalid_input);
+  s = {};
+  s.clearance = -1;
+  EXPECT_EQ(refused(s), Status::invalid_input);
 }
 
 }  // namespace

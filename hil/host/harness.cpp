@@ -10,6 +10,8 @@
 //               [--machine mps2-an500|mps2-an386]  (--qemu's board: Cortex-M7, the default, or M4F)
 //               [--run full|short] [--out <dir>] [--fault-rate r] [--seed n] [--deadline-ms d]
 //               [--name <what runs the firmware, for the verdict and the plots>]
+//               [--switches yes|no]  (no: the sensor frames carry no contact switches; the
+//                firmware detects the contacts itself, talus/estimation/contact_detection.hpp)
 //               [robustness envelope: --payload frac[,dx,dy,dz] --mu m --noise-scale k --latency n
 //                --bias-step t,gyro,accel --run push --push-impulse J --push-dir lateral|frontal
 //                --summary <file>]
@@ -346,6 +348,7 @@ int run(int argc, char** argv) {
   Envelope env;
   PushTest push_test;
   std::string summary_path;
+  bool switches = true;
   bool bad = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -377,7 +380,11 @@ int run(int argc, char** argv) {
       push_test.frontal = v == "frontal";
       bad = bad || (v != "frontal" && v != "lateral");
     } else if (a == "--summary") summary_path = v;
-    else if (a == "--payload") {
+    else if (a == "--switches") {
+      switches = v == "yes";
+      bad = bad || (v != "yes" && v != "no");
+      if (!switches) env.describe += " switches=no";
+    } else if (a == "--payload") {
       double x[4] = {0, 0, 0, 0};
       int got = 0;
       bad = bad || !parse_list(v, x, 4, got) || (got != 1 && got != 4);
@@ -408,7 +415,7 @@ int run(int argc, char** argv) {
         "--tcp port) [--run full|short|push] "
         "[--out dir] [--fault-rate r] [--seed n] [--deadline-ms d] [--payload f[,dx,dy,dz]] [--mu m] "
         "[--noise-scale k] [--latency n] [--bias-step t,gyro,accel] [--push-impulse J] "
-        "[--push-dir lateral|frontal] [--summary file]\n");
+        "[--push-dir lateral|frontal] [--summary file] [--switches yes|no]\n");
     return 2;
   }
   if (deadline_ms < 0) deadline_ms = native.empty() ? 100 : 30;
@@ -463,6 +470,7 @@ int run(int argc, char** argv) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(0, 1);
   SensorModel sensors(noise, seed * 7919u + 17u);  // its own stream: faults do not change the noise
+  sensors.switches = switches;
   PlantState before = plant.state();
   EstimateErrors est_err;
   InnovationConsistency innovation;
@@ -480,6 +488,7 @@ int run(int argc, char** argv) {
   std::vector<SegmentResult> results;
   const std::vector<Segment> plan = scenarios(run_kind, fault_rate, push_test, robot.push_scale);
   bool safe_after_silence = true, watchdog_seen = false;
+  bool lift_planned = false, lifted = false, landed = false;  // three_feet: the foot up, then down again
   long silence_end = -1;
   const auto wall0 = std::chrono::steady_clock::now();
 
@@ -589,6 +598,11 @@ int run(int argc, char** argv) {
           ++c.fresh;
           for (int j = 0; j < 12; ++j) tau[j] = cmd.tau[static_cast<std::size_t>(j)];
           state = cmd.state;
+          if (g.name == "three_feet") {
+            lift_planned = true;
+            if (state == static_cast<std::uint8_t>(ControllerState::three_feet)) lifted = true;
+            else if (lifted && state == static_cast<std::uint8_t>(ControllerState::balance)) landed = true;
+          }
           if (cmd.step_instructions > 0) {
             c.instr.push_back(cmd.step_instructions);
             c.est_instr.push_back(cmd.estimate_instructions);
@@ -780,6 +794,10 @@ int run(int argc, char** argv) {
   std::snprintf(v, sizeof v, "NIS per measured row %.2f (%ld corrections, %ld rows; consistent: 1 ± %.3f)",
                 innovation.mean_per_row(), innovation.frames, innovation.rows, innovation.band());
   rows.push_back({"estimator innovation (NIS)", v, "info", true, true});
+  if (lift_planned)
+    rows.push_back({"foot lifted and landed again (three_feet)",
+                    lifted ? (landed ? "lifted, landed, back to balance" : "lifted, never landed") : "never lifted",
+                    "lands", lifted && landed});
   std::snprintf(v, sizeof v, "%u trip(s); safe_damping after the silence: %s", c.fw[fault_watchdog],
                 safe_after_silence && watchdog_seen ? "yes" : "no");
   if (faults_planned)

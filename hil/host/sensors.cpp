@@ -39,8 +39,8 @@ void SensorModel::measure(const PlantState& now, const PlantState& before, doubl
         static_cast<std::int32_t>(std::llround(now.q[7 + j] / talus::hil::kEncoderStep));
     out.joint_rate[static_cast<std::size_t>(j)] = now.v[6 + j] + gauss(k * noise_.joint_rate);
   }
-  out.contacts = now.contacts;
-  out.flags = talus::hil::sensor_has_switches;
+  out.contacts = switches ? now.contacts : 0;
+  out.flags = switches ? talus::hil::sensor_has_switches : 0;
 }
 
 void SensorModel::step_biases(double gyro, double accel) {

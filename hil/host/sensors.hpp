@@ -45,6 +45,9 @@ class SensorModel {
   /// A step in the IMU's biases (the robustness envelope's bias step: a knock, a temperature
   /// jump): gyro (rad/s) and accel (m/s²) added to every axis's bias from the next sample on.
   void step_biases(double gyro, double accel);
+  /// Whether the frame carries the feet's contact switches (`--switches no`: a robot without
+  /// them; the firmware then detects the contacts itself).
+  bool switches = true;
 
  private:
   double gauss(double sigma) { return sigma * normal_(rng_); }

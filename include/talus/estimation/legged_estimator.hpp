@@ -166,6 +166,8 @@ class LeggedEstimator {
     if (Status s = start ? start_filter(gyro, accel, contact, feet) : filter_.propagate(gyro, accel, dt);
         s != Status::ok)
       return s;
+    feet_ = feet;
+    gyro_ = gyro;
     if (Status s = detail::correct_with_feet(filter_, feet_this_update(contact), feet); s != Status::ok) return s;
     write_estimate(gyro, encoders, joint_rates);
     return Status::ok;
@@ -174,6 +176,27 @@ class LeggedEstimator {
   const Config& q() const { return q_; }   ///< [p̂ (m, W); quaternion (w, x, y, z) of R̂; encoders]
   const Tangent& v() const { return v_; }  ///< [ω̂, v̂ of the base in B; joint rates]
   const Filter& filter() const { return filter_; }
+
+  /// Each foot's height above the ground plane z = 0 (m: its foot frame's height less
+  /// Settings::foot_height) and its velocity in W (m/s, v̂ + R̂ (ω̂ × s + ṡ)), from the last
+  /// update's legs and the filter's state; zero before the first update. For a robot without
+  /// foot switches (contact_detection.hpp).
+  std::array<S, NumFeet> foot_heights() const {
+    std::array<S, NumFeet> h{};
+    if (!filter_.initialized()) return h;
+    for (int k = 0; k < NumFeet; ++k)
+      h[k] = (filter_.position() + filter_.rotation() * feet_[k].position).z() - settings_.foot_height;
+    return h;
+  }
+  std::array<Vector3<S>, NumFeet> foot_velocities() const {
+    std::array<Vector3<S>, NumFeet> v;
+    for (auto& x : v) x.setZero();
+    if (!filter_.initialized()) return v;
+    const Vector3<S> w = gyro_ - filter_.gyro_bias();
+    for (int k = 0; k < NumFeet; ++k)
+      v[k] = filter_.velocity() + filter_.rotation() * (w.cross(feet_[k].position) + feet_[k].velocity);
+    return v;
+  }
   std::uint32_t restarts() const { return restarts_; }  ///< starts after a gap (the first start not counted)
 
  private:
@@ -251,7 +274,9 @@ class LeggedEstimator {
   Config q_ = Config::Zero();
   Tangent v_ = Tangent::Zero();
   std::uint32_t restarts_ = 0;
-  int next_foot_ = 0;  ///< feet_per_update: the first foot the next update considers
+  int next_foot_ = 0;                     ///< feet_per_update: the first foot the next update considers
+  Feet feet_{};                           ///< the last update's legs (foot_heights, foot_velocities)
+  Vector3<S> gyro_ = Vector3<S>::Zero();  ///< the last update's gyroscope sample
 };
 
 }  // namespace talus

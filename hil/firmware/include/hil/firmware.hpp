@@ -7,7 +7,9 @@
 /// accepted sensor frame (encoders, joint rates, IMU, contact switches: no base state):
 ///   1. the state estimator's update (talus/estimation/legged_estimator.hpp) turns the
 ///      measurements into the base's q and v; the feet in contact are the switches when the
-///      frame has them, otherwise the feet the controller stands on (its stance);
+///      frame has them, otherwise ContactDetector's (talus/estimation/contact_detection.hpp:
+///      the controller's stance, and a lifted foot once the estimate sees it down and still),
+///      from the previous period's estimate;
 ///   2. one controller step on the estimate (each stage timed with port::cycles());
 ///   3. one command frame echoing the sensor frame's sequence, with the torques, the
 ///      controller state, both stages' instruction counts, the estimate, the estimator's NIS
@@ -31,6 +33,7 @@
 /// Nothing allocates; the parser and controller are static objects.
 #include <hil/protocol.hpp>
 #include <talus/control/balance_controller.hpp>
+#include <talus/estimation/contact_detection.hpp>
 #include <talus/estimation/legged_estimator.hpp>
 #include <talus/rt/log.hpp>
 #include <talus/rt/port.hpp>
@@ -103,6 +106,7 @@ template <class Controller, class Estimator>
   using Sensor = SensorMessage<nj>;
   using Command = CommandMessage<nj>;
   static Parser<Sensor> parser;
+  static ContactDetector<typename Controller::S, Controller::num_feet> detector;  // its default thresholds
   static Sensor sensor;
   static Command command;
   static std::uint8_t frame[max_frame_size<Command>()];
@@ -124,7 +128,10 @@ template <class Controller, class Estimator>
       silent = false;
       last_rx = port::now_ns();
       last_plant_ns = sensor.plant_time_ns;
-      const unsigned touching = (sensor.flags & sensor_has_switches) ? sensor.contacts : controller_stance(ctl);
+      const unsigned touching =
+          (sensor.flags & sensor_has_switches)
+              ? sensor.contacts
+              : detector.update(controller_stance(ctl), est.foot_heights(), est.foot_velocities());
       typename Controller::Config q;
       typename Controller::Tangent v;
       const double t = static_cast<double>(sensor.plant_time_ns) * 1e-9;
