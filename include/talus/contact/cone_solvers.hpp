@@ -188,7 +188,7 @@ struct ConeSolverReport {
   }
 };
 
-/// Fixed-capacity storage (about 9 MaxContacts² + 21 MaxContacts scalars); reusable, never
+/// Fixed-capacity storage (about 9 MaxContacts² + 18 MaxContacts scalars); reusable, never
 /// allocates. One per thread of solves.
 template <class S, int MaxContacts>
 struct ConeSolverWorkspace {
@@ -198,9 +198,10 @@ struct ConeSolverWorkspace {
   static constexpr int max_rows = 3 * MaxContacts;
   using Vector = Eigen::Matrix<S, Eigen::Dynamic, 1, 0, 3 * MaxContacts, 1>;
   using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, 0, 3 * MaxContacts, 3 * MaxContacts>;
-  Matrix L;                     ///< ADMM: Cholesky factor of W + ρI (lower triangle)
-  Vector sigma;                 ///< σ = W f + b at the last checked iterate (kept current within a PGS sweep)
-  Vector x, y, z, y_prev, rhs;  ///< PGS iterate in x; ADMM variables
+  Matrix L;        ///< ADMM: Cholesky factor of W + ρI (lower triangle)
+  Vector sigma;    ///< σ = W f + b at the last checked iterate (kept current within a PGS sweep)
+  Vector x, y, z;  ///< PGS iterate in x; ADMM variables
+  Vector rhs;      ///< scratch for a caller's right-hand side (contact_dynamics.hpp's step)
 };
 
 namespace detail {
@@ -215,7 +216,8 @@ S norm2(S a, S b) {
   const S s = a * a + b * b;
   if (s >= std::numeric_limits<S>::min() / Eigen::NumTraits<S>::epsilon() && s <= std::numeric_limits<S>::max())
     return sqrt(s);
-  return std::hypot(a, b);  // NaN when a or b is NaN (and not ±∞), as the sum
+  if (a == S(0) && b == S(0)) return S(0);  // a contact strictly inside its cone (z = 0): often, and hypot is dear
+  return std::hypot(a, b);                  // NaN when a or b is NaN (and not ±∞), as the sum
 }
 
 /// Projection of v (3 entries from index k, normal first) onto K_μ, in place.
@@ -262,16 +264,20 @@ bool cone_check(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, 
   sf = S(0);
   ss = S(0);
   ws.sigma.resize(n);
+  S fabs[3 * MaxC];
+  for (int j = 0; j < n; ++j) {
+    fabs[j] = abs(f.coeff(j));
+    sf = std::max(sf, fabs[j]);
+  }
   for (int k = 0; k < n; ++k) {
     S s = static_cast<S>(b.coeff(k)), a = abs(s);
     for (int j = 0; j < n; ++j) {
       const S w = static_cast<S>(W.coeff(k, j));
       s += w * f.coeff(j);
-      a += abs(w) * abs(f.coeff(j));
+      a += abs(w) * fabs[j];
     }
     ws.sigma.coeffRef(k) = s;
     ss = std::max(ss, a);
-    sf = std::max(sf, abs(f.coeff(k)));
   }
   S p = S(0), d = S(0), c = S(0);
   const S rounding = S(2) * S(n) * Eigen::NumTraits<S>::epsilon() * ss;  // of σ_t, before μ (file comment)
@@ -542,25 +548,29 @@ Status solve_cone_admm(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<D
       }
       factor = false;
     }
-    // x ← (W + ρI)⁻¹ (ρ y + z − b − s), s the De Saxcé shift of z
-    ws.rhs.resize(n);
-    for (int k = 0; k < n; ++k) ws.rhs.coeffRef(k) = rho * ws.y.coeff(k) + ws.z.coeff(k) - static_cast<S>(b.coeff(k));
+    // x ← (W + ρI)⁻¹ (ρ y + z − b − s), s the De Saxcé shift of z (solved in place in x)
+    ws.x.resize(n);
+    for (int k = 0; k < n; ++k) ws.x.coeffRef(k) = rho * ws.y.coeff(k) + ws.z.coeff(k) - static_cast<S>(b.coeff(k));
     for (int i = 0; i < nc; ++i) {
       const int k = 3 * i;
       const S t1 = ws.z.coeff(k + 1), t2 = ws.z.coeff(k + 2);
-      ws.rhs.coeffRef(k) -= static_cast<S>(mu.coeff(i)) * detail::norm2(t1, t2);
+      ws.x.coeffRef(k) -= static_cast<S>(mu.coeff(i)) * detail::norm2(t1, t2);
     }
-    detail::cone_chol_solve(ws, n, ws.rhs);
-    ws.x = ws.rhs;
-    // y ← proj_K(x − z/ρ); z ← z − ρ (x − y)
-    ws.y_prev = ws.y;
-    for (int k = 0; k < n; ++k) ws.y.coeffRef(k) = ws.x.coeff(k) - ws.z.coeff(k) / rho;
-    for (int i = 0; i < nc; ++i) detail::cone_project(static_cast<S>(mu.coeff(i)), ws.y, 3 * i);
+    detail::cone_chol_solve(ws, n, ws.x);
+    // y ← proj_K(x − z/ρ) cone by cone (its previous value kept for the change dy);
+    // z ← z − ρ (x − y)
     S rp = S(0), dy = S(0);
-    for (int k = 0; k < n; ++k) {
-      ws.z.coeffRef(k) -= rho * (ws.x.coeff(k) - ws.y.coeff(k));
-      rp = std::max(rp, abs(ws.x.coeff(k) - ws.y.coeff(k)));
-      dy = std::max(dy, abs(ws.y.coeff(k) - ws.y_prev.coeff(k)));
+    for (int i = 0; i < nc; ++i) {
+      const int k0 = 3 * i;
+      const S before[3] = {ws.y.coeff(k0), ws.y.coeff(k0 + 1), ws.y.coeff(k0 + 2)};
+      for (int r = 0; r < 3; ++r) ws.y.coeffRef(k0 + r) = ws.x.coeff(k0 + r) - ws.z.coeff(k0 + r) / rho;
+      detail::cone_project(static_cast<S>(mu.coeff(i)), ws.y, k0);
+      for (int r = 0; r < 3; ++r) {
+        const int k = k0 + r;
+        ws.z.coeffRef(k) -= rho * (ws.x.coeff(k) - ws.y.coeff(k));
+        rp = std::max(rp, abs(ws.x.coeff(k) - ws.y.coeff(k)));
+        dy = std::max(dy, abs(ws.y.coeff(k) - before[r]));
+      }
     }
     report.rho = rho;
     const bool checked = detail::check_due(it, options);

@@ -51,13 +51,19 @@ Status foot_sweep(const ModelT& model, Data<ModelT>& data, const JointPositions<
   q[3] = S(1);  // base at the identity: world axes are B's
   q.template tail<ModelT::nq - 7>() = q_joints;
   if (Status s = compute_joint_jacobians(model, data, q); s != Status::ok) return s;
-  typename ModelT::Jacobian6 J;
   for (std::size_t j = 0; j < NFeet; ++j) {
     Transform<S> oMf;
-    Status s = frame_placement(model, data, foot_frames[j], oMf);
-    if (s == Status::ok) s = frame_jacobian(model, data, foot_frames[j], ReferenceFrame::local_world_aligned, J);
-    if (s == Status::ok) s = per_foot(j, oMf.p, J.template block<3, ModelT::nv - 6>(3, 6));
-    if (s != Status::ok) return s;
+    if (Status s = frame_placement(model, data, foot_frames[j], oMf); s != Status::ok) return s;
+    // the foot origin's linear velocity per joint rate (B axes): v + ω × s of the world
+    // Jacobian columns on the foot's support path (frame_jacobian's local_world_aligned linear
+    // rows, without its other columns: the leg's joints only)
+    Eigen::Matrix<S, 3, ModelT::nv - 6> Jq = Eigen::Matrix<S, 3, ModelT::nv - 6>::Zero();
+    for_each_supporting_dof<ModelT>(model.frames[foot_frames[j]].body, [&](int k) {
+      if (k < 6) return;  // the base's columns: the base is the reference here
+      const Motion<S> c = data.J.col(k);
+      Jq.col(k - 6) = c.template tail<3>() + c.template head<3>().cross(oMf.p);
+    });
+    if (Status s = per_foot(j, oMf.p, Jq); s != Status::ok) return s;
   }
   return Status::ok;
 }

@@ -156,19 +156,17 @@ class LeggedEstimator {
     if (!inputs_valid(encoders, joint_rates)) return Status::invalid_input;
     if (filter_.initialized() && !(dt > S(0) && std::isfinite(dt))) return Status::invalid_input;
     const bool start = !filter_.initialized() || dt > settings_.max_gap;
-    Feet feet;
     if (Status s = leg_odometry(*model_, data_, encoders, joint_rates, frames_, settings_.encoder_std,
-                                settings_.model_std, settings_.rate_std, settings_.model_velocity_std, feet);
+                                settings_.model_std, settings_.rate_std, settings_.model_velocity_std, feet_);
         s != Status::ok)
       return s;
     std::array<bool, NumFeet> contact;
     for (int k = 0; k < NumFeet; ++k) contact[k] = ((touching >> k) & 1u) != 0;
-    if (Status s = start ? start_filter(gyro, accel, contact, feet) : filter_.propagate(gyro, accel, dt);
+    if (Status s = start ? start_filter(gyro, accel, contact, feet_) : filter_.propagate(gyro, accel, dt);
         s != Status::ok)
       return s;
-    feet_ = feet;
     gyro_ = gyro;
-    if (Status s = detail::correct_with_feet(filter_, feet_this_update(contact), feet); s != Status::ok) return s;
+    if (Status s = detail::correct_with_feet(filter_, feet_this_update(contact), feet_); s != Status::ok) return s;
     write_estimate(gyro, encoders, joint_rates);
     return Status::ok;
   }
