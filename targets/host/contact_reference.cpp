@@ -346,42 +346,7 @@ double cone_backward_error(const Eigen::MatrixXd& W, const Eigen::VectorXd& b, c
   return std::max(vp, std::max(vd, vc));
 }
 
-struct Writer {
-  std::string text;
-  void raw(const std::string& s) { text += s; }
-  void number(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a", x);
-    text += buf;
-  }
-  void array2(const std::string& name, const std::vector<std::vector<double>>& rows) {
-    const std::size_t cols = rows.empty() ? 0 : rows[0].size();
-    text += "  static constexpr double " + name + "[" + std::to_string(rows.size()) + "][" + std::to_string(cols) +
-            "] = {\n";
-    for (const auto& r : rows) {
-      text += "    {";
-      for (std::size_t k = 0; k < r.size(); ++k) {
-        if (k) text += ", ";
-        number(r[k]);
-      }
-      text += "},\n";
-    }
-    text += "  };\n";
-  }
-  void array1(const std::string& name, const std::vector<double>& v) {
-    text += "  static constexpr double " + name + "[" + std::to_string(v.size()) + "] = {";
-    for (std::size_t k = 0; k < v.size(); ++k) {
-      if (k) text += ", ";
-      number(v[k]);
-    }
-    text += "};\n";
-  }
-  void array1i(const std::string& name, const std::vector<int>& v) {
-    text += "  static constexpr int " + name + "[" + std::to_string(v.size()) + "] = {";
-    for (std::size_t k = 0; k < v.size(); ++k) text += (k ? ", " : "") + std::to_string(v[k]);
-    text += "};\n";
-  }
-};
+using talus_target_ref_io::Writer;
 
 }  // namespace
 

@@ -251,29 +251,7 @@ double normwise_P_err(const std::vector<std::vector<double>>& x, const std::vect
   return e;
 }
 
-struct Writer {
-  std::string text;
-  void raw(const std::string& s) { text += s; }
-  void number(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a", x);
-    text += buf;
-  }
-  void array2(const std::string& name, const std::vector<std::vector<double>>& rows) {
-    const std::size_t cols = rows.empty() ? 0 : rows[0].size();
-    text += "  static constexpr double " + name + "[" + std::to_string(rows.size()) + "][" + std::to_string(cols) +
-            "] = {\n";
-    for (const auto& r : rows) {
-      text += "    {";
-      for (std::size_t k = 0; k < r.size(); ++k) {
-        if (k) text += ", ";
-        number(r[k]);
-      }
-      text += "},\n";
-    }
-    text += "  };\n";
-  }
-};
+using talus_target_ref_io::Writer;
 
 template <class Vec>
 std::vector<double> flat(const Vec& x) {

@@ -38,38 +38,7 @@ namespace {
 
 using namespace talus_target_reference_tool;
 
-struct Writer {
-  std::string text;
-  void raw(const std::string& s) { text += s; }
-  void number(double x) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%a", x);
-    text += buf;
-  }
-  // static constexpr double name[rows][cols] = {{...}, ...};
-  void array2(const char* name, const std::vector<std::vector<double>>& rows) {
-    const std::size_t cols = rows.empty() ? 0 : rows[0].size();
-    text += "  static constexpr double " + std::string(name) + "[" + std::to_string(rows.size()) + "][" +
-            std::to_string(cols) + "] = {\n";
-    for (const auto& r : rows) {
-      text += "    {";
-      for (std::size_t k = 0; k < r.size(); ++k) {
-        if (k) text += ", ";
-        number(r[k]);
-      }
-      text += "},\n";
-    }
-    text += "  };\n";
-  }
-  void array1(const char* name, const std::vector<double>& v) {
-    text += "  static constexpr double " + std::string(name) + "[" + std::to_string(v.size()) + "] = {";
-    for (std::size_t k = 0; k < v.size(); ++k) {
-      if (k) text += ", ";
-      number(v[k]);
-    }
-    text += "};\n";
-  }
-};
+using talus_target_ref_io::Writer;
 
 // max |x − r| / max |r| (norm-wise relative error, the measure target_test.cpp uses).
 double rel_err(const std::vector<double>& x, const std::vector<double>& r) {

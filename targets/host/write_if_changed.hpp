@@ -1,11 +1,54 @@
 #pragma once
-// The reference tools' output (reference.cpp, contact_reference.cpp): a generated header is
-// rewritten only when its text changes, so an unchanged reference does not rebuild the targets
+// The reference tools' output (reference.cpp, contact_reference.cpp, estimation_reference.cpp):
+// the generated header's text (Writer: every double as a hexadecimal float, exact), written to
+// its file only when that text changes, so an unchanged reference does not rebuild the targets
 // that include it.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace talus_target_ref_io {
+
+/// The generated header's text: C++ arrays of exact doubles (and ints).
+struct Writer {
+  std::string text;
+  void raw(const std::string& s) { text += s; }
+  void number(double x) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%a", x);
+    text += buf;
+  }
+  /// static constexpr double name[rows][cols] = {{...}, ...};
+  void array2(const std::string& name, const std::vector<std::vector<double>>& rows) {
+    const std::size_t cols = rows.empty() ? 0 : rows[0].size();
+    text += "  static constexpr double " + name + "[" + std::to_string(rows.size()) + "][" + std::to_string(cols) +
+            "] = {\n";
+    for (const auto& r : rows) {
+      text += "    {";
+      for (std::size_t k = 0; k < r.size(); ++k) {
+        if (k) text += ", ";
+        number(r[k]);
+      }
+      text += "},\n";
+    }
+    text += "  };\n";
+  }
+  /// static constexpr double name[n] = {...};
+  void array1(const std::string& name, const std::vector<double>& v) {
+    text += "  static constexpr double " + name + "[" + std::to_string(v.size()) + "] = {";
+    for (std::size_t k = 0; k < v.size(); ++k) {
+      if (k) text += ", ";
+      number(v[k]);
+    }
+    text += "};\n";
+  }
+  /// static constexpr int name[n] = {...};
+  void array1i(const std::string& name, const std::vector<int>& v) {
+    text += "  static constexpr int " + name + "[" + std::to_string(v.size()) + "] = {";
+    for (std::size_t k = 0; k < v.size(); ++k) text += (k ? ", " : "") + std::to_string(v[k]);
+    text += "};\n";
+  }
+};
 
 /// Writes `text` to `path` unless the file already holds exactly it. False (with a message
 /// naming `tool`) if it cannot be written.

@@ -264,17 +264,17 @@ bool cone_check(const Eigen::MatrixBase<DW>& W, const Eigen::MatrixBase<DB>& b, 
   sf = S(0);
   ss = S(0);
   ws.sigma.resize(n);
-  S fabs[3 * MaxC];
+  S f_abs[3 * MaxC];
   for (int j = 0; j < n; ++j) {
-    fabs[j] = abs(f.coeff(j));
-    sf = std::max(sf, fabs[j]);
+    f_abs[j] = abs(f.coeff(j));
+    sf = std::max(sf, f_abs[j]);
   }
   for (int k = 0; k < n; ++k) {
     S s = static_cast<S>(b.coeff(k)), a = abs(s);
     for (int j = 0; j < n; ++j) {
       const S w = static_cast<S>(W.coeff(k, j));
       s += w * f.coeff(j);
-      a += abs(w) * fabs[j];
+      a += abs(w) * f_abs[j];
     }
     ws.sigma.coeffRef(k) = s;
     ss = std::max(ss, a);
