@@ -392,32 +392,37 @@ def chi2_quantile(k, z):
 
 
 def plot_innovation(ctx, out_dir):
-    """The estimator's NIS per measured row (the command frame's est_nis / est_nis_dof): 1 on
-    average when the filter's noise model matches what it meets."""
+    """The estimator's consistency: its NIS per measured row (the command frame's est_nis /
+    est_nis_dof) and its velocity NEES against the truth per degree of freedom (est_nees_v / 3):
+    1 on average when the filter's noise model matches what it meets."""
     log = ctx.log
+    fig, axes = plt.subplots(2, 1, figsize=(12, 7), sharex=True, layout="constrained")
     nis, dof = log.num("est_nis"), log.num("est_nis_dof")
-    ok = np.isfinite(nis) & np.isfinite(dof) & (dof > 0)
-    fig, ax = plt.subplots(1, 1, figsize=(12, 4), layout="constrained")
-    if ok.any():
-        t, r, k = log.t[ok], nis[ok] / dof[ok], dof[ok]
-        k0 = float(np.median(k))
-        ax.plot(t, r, lw=0.4, color="tab:grey", alpha=0.6, label="NIS / rows, each correction")
-        w = min(200, len(r))
-        mean = np.convolve(nis[ok], np.ones(w), "valid") / np.convolve(k, np.ones(w), "valid")
-        ax.plot(t[w - 1:], mean, lw=1.2, color="tab:blue",
-                label="mean over %d corrections (whole run %.2f)" % (w, nis[ok].sum() / k.sum()))
-        band = 1.96 * np.sqrt(2 / (w * k0))
-        ax.axhspan(1 - band, 1 + band, color="tab:green", alpha=0.2,
-                   label="consistent: the mean's 95 %% band (%d rows)" % (w * k0))
-        hline(ax, chi2_quantile(k0, 1.645) / k0, "χ²(%d) 95 %% of single corrections" % k0, color="tab:red")
-        ax.set_yscale("log")
-        legend_right(ax)
-    else:
-        ax.text(0.5, 0.5, "no NIS in this log", transform=ax.transAxes, ha="center", va="center",
-                fontsize=14, color="grey")
-    ax.set_ylabel("NIS per measured row")
-    ctx.decorate([ax])
-    ctx.save(fig, out_dir, "innovation.png", "estimator innovation: normalised innovation squared per row")
+    nees = log.num("est_nees_v")
+    series = ((axes[0], nis, dof, "NIS per measured row", "each correction"),
+              (axes[1], nees, np.where(np.isfinite(nees), 3.0, np.nan), "velocity NEES / 3", "each frame"))
+    for ax, num, k, what, each in series:
+        ok = np.isfinite(num) & np.isfinite(k) & (k > 0)
+        if ok.any():
+            t, r, kk = log.t[ok], num[ok] / k[ok], k[ok]
+            k0 = float(np.median(kk))
+            ax.plot(t, r, lw=0.4, color="tab:grey", alpha=0.6, label=what + ", " + each)
+            w = min(200, len(r))
+            mean = np.convolve(num[ok], np.ones(w), "valid") / np.convolve(kk, np.ones(w), "valid")
+            ax.plot(t[w - 1:], mean, lw=1.2, color="tab:blue",
+                    label="mean over %d (whole run %.2f)" % (w, num[ok].sum() / kk.sum()))
+            band = 1.96 * np.sqrt(2 / (w * k0))
+            ax.axhspan(1 - band, 1 + band, color="tab:green", alpha=0.2,
+                       label="consistent: the mean's 95 % band (independent samples)")
+            hline(ax, chi2_quantile(k0, 1.645) / k0, "χ²(%d) 95 %% of single samples" % k0, color="tab:red")
+            ax.set_yscale("log")
+            legend_right(ax)
+        else:
+            ax.text(0.5, 0.5, "not in this log", transform=ax.transAxes, ha="center", va="center",
+                    fontsize=14, color="grey")
+        ax.set_ylabel(what)
+    ctx.decorate(list(axes), legend_axes=axes[0])
+    ctx.save(fig, out_dir, "innovation.png", "estimator consistency: NIS per measured row, velocity NEES per dof")
 
 
 def main():

@@ -184,6 +184,35 @@ struct EstimateErrors {
   double rms_v() const { return n > 0 ? std::sqrt(sum_v2 / n) : 0; }
 };
 
+/// The estimate's velocity error normalised by its own covariance (the command's
+/// velocity_covariance, the filter's ξ_v block) over the same periods: NEES = ξ_vᵀ P_vv⁻¹ ξ_v with
+/// ξ_v = v − R R̂ᵀ v̂ (the right-invariant velocity error, world axes), a χ²(3) draw when the
+/// filter is consistent: 95 % of them in [0.216, 9.35], mean 3.
+double velocity_nees(const PlantState& truth, const Command& cmd) {
+  const Eigen::Matrix3d R = talus::quaternion_to_rotation<double>(truth.q[3], truth.q[4], truth.q[5], truth.q[6]);
+  const Eigen::Matrix3d Re = talus::quaternion_to_rotation<double>(cmd.orientation[0], cmd.orientation[1],
+                                                                   cmd.orientation[2], cmd.orientation[3]);
+  const Eigen::Vector3d v = R * truth.v.segment<3>(3), ve(cmd.velocity[0], cmd.velocity[1], cmd.velocity[2]);
+  const auto& c = cmd.velocity_covariance;
+  Eigen::Matrix3d P;
+  P << c[0], c[1], c[2], c[1], c[3], c[4], c[2], c[4], c[5];
+  const Eigen::Vector3d e = v - R * Re.transpose() * ve;
+  const Eigen::LDLT<Eigen::Matrix3d> ldlt(P);
+  if (ldlt.info() != Eigen::Success || !(ldlt.vectorD().minCoeff() > 0)) return std::nan("");
+  return e.dot(ldlt.solve(e));
+}
+
+struct NeesConsistency {
+  double sum = 0;
+  long n = 0, inside = 0;
+  void add(double nees) {
+    if (!std::isfinite(nees)) return;
+    sum += nees;
+    ++n;
+    inside += nees >= 0.216 && nees <= 9.35;
+  }
+};
+
 /// The estimator's normalised innovation squared over the same periods (the command's nis and
 /// nis_dof): consistent, the sum is χ²(rows), so its mean per row is 1 ± 1.96 √(2 / rows) (95 %).
 struct InnovationConsistency {
@@ -305,14 +334,14 @@ void write_estimate_columns(std::ofstream& csv, const PlantState& truth, const C
   std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f", vw.x(), vw.y(), vw.z());
   csv << line;
   if (!fresh || estimate_refused(cmd)) {
-    csv << ",,,,,,,,,,,,\n";
+    csv << ",,,,,,,,,,,,,\n";
     return;
   }
   double r, p, y;
   rpy(Eigen::Vector4d(cmd.orientation[0], cmd.orientation[1], cmd.orientation[2], cmd.orientation[3]), r, p, y);
-  std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4f,%u\n", cmd.position[0],
+  std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4f,%u,%.4f\n", cmd.position[0],
                 cmd.position[1], cmd.position[2], r, p, y, cmd.velocity[0], cmd.velocity[1], cmd.velocity[2],
-                cmd.estimate_instructions, cmd.nis, static_cast<unsigned>(cmd.nis_dof));
+                cmd.estimate_instructions, cmd.nis, static_cast<unsigned>(cmd.nis_dof), velocity_nees(truth, cmd));
   csv << line;
 }
 
@@ -465,7 +494,7 @@ int run(int argc, char** argv) {
   for (int j = 0; j < 12; ++j) csv << ",tau" << j;
   csv << ",push_x,push_y,ctrl_state,step_instr,cmd_fresh,inj_down,inj_up,fw_rx_rejected,fw_rx_missed,fw_watchdog,"
          "fw_sensor_invalid,fw_talus,fw_cone_fallback,fw_estimator,fw_restart,host_rejected,host_missed,deadline_miss,"
-         "vel_x,vel_y,vel_z,est_x,est_y,est_z,est_roll,est_pitch,est_yaw,est_vx,est_vy,est_vz,est_instr,est_nis,est_nis_dof\n";
+         "vel_x,vel_y,vel_z,est_x,est_y,est_z,est_roll,est_pitch,est_yaw,est_vx,est_vy,est_vz,est_instr,est_nis,est_nis_dof,est_nees_v\n";
 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uni(0, 1);
@@ -474,6 +503,7 @@ int run(int argc, char** argv) {
   PlantState before = plant.state();
   EstimateErrors est_err;
   InnovationConsistency innovation;
+  NeesConsistency nees;
   Counts c;
   Parser<Command> parser;
   Framer framer;
@@ -613,6 +643,7 @@ int run(int argc, char** argv) {
           if (g.name != "stand_up" && g.silence == 0 && !refused) {
             est_err.add(sent, cmd);
             innovation.add(cmd);
+            nees.add(velocity_nees(sent, cmd));
           }
         } else {
           ++c.deadline_miss;
@@ -794,6 +825,10 @@ int run(int argc, char** argv) {
   std::snprintf(v, sizeof v, "NIS per measured row %.2f (%ld corrections, %ld rows; consistent: 1 ± %.3f)",
                 innovation.mean_per_row(), innovation.frames, innovation.rows, innovation.band());
   rows.push_back({"estimator innovation (NIS)", v, "info", true, true});
+  std::snprintf(v, sizeof v, "velocity NEES mean %.2f (consistent: 3), %.0f %% of %ld frames in χ²(3)'s 95 %%",
+                nees.n > 0 ? nees.sum / static_cast<double>(nees.n) : 0.0,
+                nees.n > 0 ? 100.0 * static_cast<double>(nees.inside) / static_cast<double>(nees.n) : 0.0, nees.n);
+  rows.push_back({"estimate's consistency (NEES)", v, "info", true, true});
   if (lift_planned)
     rows.push_back({"foot lifted and landed again (three_feet)",
                     lifted ? (landed ? "lifted, landed, back to balance" : "lifted, never landed") : "never lifted",

@@ -62,6 +62,7 @@ Command random_command(Rng& r, std::uint32_t seq) {
   for (double& x : m.velocity) x = r.binary32(-20);
   m.nis = r.binary32(-16);
   m.nis_dof = static_cast<std::uint8_t>(r.next());
+  for (double& x : m.velocity_covariance) x = r.binary32(-30);
   return m;
 }
 bool same(const Sensor& a, const Sensor& b) {
@@ -78,7 +79,8 @@ bool same(const Command& a, const Command& b) {
          a.faults == b.faults && std::memcmp(a.position.data(), b.position.data(), sizeof a.position) == 0 &&
          std::memcmp(a.orientation.data(), b.orientation.data(), sizeof a.orientation) == 0 &&
          std::memcmp(a.velocity.data(), b.velocity.data(), sizeof a.velocity) == 0 &&
-         std::memcmp(&a.nis, &b.nis, sizeof a.nis) == 0 && a.nis_dof == b.nis_dof;
+         std::memcmp(&a.nis, &b.nis, sizeof a.nis) == 0 && a.nis_dof == b.nis_dof &&
+         std::memcmp(a.velocity_covariance.data(), b.velocity_covariance.data(), sizeof a.velocity_covariance) == 0;
 }
 template <class Msg>
 std::vector<std::uint8_t> frame(const Msg& m) {
@@ -153,7 +155,7 @@ TEST(HilProtocol, BothMessagesRoundTripBitExactly) {
   EXPECT_EQ(ps.stats().accepted, 200u);
   EXPECT_EQ(ps.stats().rejected() + ps.stats().missed, 0u);
   EXPECT_EQ(Sensor::payload_size + kHeaderSize + kCrcSize, 157u);  // the sizes protocol.hpp states
-  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 144u);
+  EXPECT_EQ(Command::payload_size + kHeaderSize + kCrcSize, 168u);
 }
 
 TEST(HilProtocol, ValuesTravelAsBinary32NaNIncluded) {
@@ -250,7 +252,10 @@ TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
   EXPECT_EQ(feed(p, raw_frame(kVersion, static_cast<std::uint8_t>(MessageType::sensor), Command::payload_size)), 0);
   EXPECT_EQ(p.stats().unknown_type, 2u);  // a sensor frame is not what the firmware's side takes
   EXPECT_EQ(feed(p, raw_frame(kVersion, static_cast<std::uint8_t>(MessageType::sensor), Sensor::payload_size)), 0);
-  EXPECT_EQ(p.stats().too_long, 2u);  // a real sensor frame does not even fit
+  EXPECT_EQ(p.stats().unknown_type, 3u);  // a real sensor frame (shorter than a command): its type
+  // longer than any command frame (the sensor frame's length was, before version 4's covariance)
+  EXPECT_EQ(feed(p, raw_frame(kVersion, 2, Parser<Command>::raw_size + 64)), 0);
+  EXPECT_EQ(p.stats().too_long, 2u);
   EXPECT_EQ(feed(p, raw_frame(kVersion, 2, Command::payload_size - 1)), 0);
   EXPECT_EQ(p.stats().bad_length, 1u + after_truncation.bad_length);
   ASSERT_EQ(feed(p, raw_frame(kVersion, 2, Command::payload_size)), 1);  // the same, well formed

@@ -13,7 +13,7 @@
 ///   2. one controller step on the estimate (each stage timed with port::cycles());
 ///   3. one command frame echoing the sensor frame's sequence, with the torques, the
 ///      controller state, both stages' instruction counts, the estimate, the estimator's NIS
-///      (innovation()) and the fault counters:
+///      (innovation()) and velocity covariance, and the fault counters:
 ///   rx_rejected     frames the parser refused (bad COBS, CRC, length, type, version, repeated, stale)
 ///   rx_missed       sensor sequence numbers never received (gaps between accepted frames)
 ///   watchdog        times the link was silent for more than FirmwareConfig::watchdog_periods
@@ -166,6 +166,12 @@ template <class Controller, class Estimator>
       command.nis = 0;
       command.nis_dof = 0;
       if (estimated) innovation(est.filter().report(), command.nis, command.nis_dof);
+      constexpr int iv = Estimator::Filter::iv;  // the ξ_v block of the filter's covariance
+      const auto& P = est.filter().covariance();
+      const int cov[6][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 1}, {1, 2}, {2, 2}};
+      for (int k = 0; k < 6; ++k)
+        command.velocity_covariance[static_cast<std::size_t>(k)] =
+            static_cast<double>(P(iv + cov[k][0], iv + cov[k][1]));
       command.faults[fault_rx_rejected] = parser.stats().rejected();
       command.faults[fault_rx_missed] = parser.stats().missed;
       command.faults[fault_watchdog] = watchdog_trips;

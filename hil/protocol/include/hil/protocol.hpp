@@ -15,7 +15,7 @@
 /// binary32 (float): IMUs and drives resolve far less than float's 24 bits, and it halves the
 /// frames, which matters on a serial link (and on the emulated board, whose UART0 moves one
 /// byte per QEMU main-loop iteration, ~50 µs: a double-precision round trip took ~24 ms).
-/// Sizes for solo12 (12 joints): sensor 157 bytes, command 144 bytes before COBS (+2 for COBS,
+/// Sizes for solo12 (12 joints): sensor 157 bytes, command 168 bytes before COBS (+2 for COBS,
 /// +1 delimiter). At 1 kHz with 10-bit UART characters that is 1.6 Mbit/s each way: a real board needs a fast UART (≥ 2 Mbaud), SPI or Ethernet for
 /// 1 kHz; the emulated board's UART over TCP has no baud rate.
 ///
@@ -32,9 +32,9 @@
 
 namespace talus::hil {
 
-/// 3: the command carries the estimator's NIS; 2: sensors only (encoders, IMU, switches); 1 sent
-/// the plant's state
-constexpr std::uint8_t kVersion = 3;
+/// 4: the command carries the estimate's velocity covariance; 3: its NIS; 2: sensors only
+/// (encoders, IMU, switches); 1 sent the plant's state
+constexpr std::uint8_t kVersion = 4;
 constexpr std::size_t kHeaderSize = 6;  ///< version, type, sequence
 constexpr std::size_t kCrcSize = 4;
 
@@ -189,11 +189,13 @@ enum Fault : int {
 /// velocity (m/s) in the estimate's world frame, orientation (w, x, y, z)), and the estimator's
 /// normalised innovation squared of this period's correction: the sum over the measurements
 /// that corrected (nis, dimensionless) and their count of rows (nis_dof; 0: no correction), a
-/// χ²(nis_dof) draw when the filter is consistent.
+/// χ²(nis_dof) draw when the filter is consistent; and the covariance of the velocity's error
+/// (the filter's ξ_v block, world axes, m²/s²: xx, xy, xz, yy, yz, zz), from which the rig
+/// judges the estimate's consistency against the truth (NEES).
 template <int NJ>
 struct CommandMessage {
   static constexpr MessageType type = MessageType::command;
-  static constexpr std::size_t payload_size = 4 * NJ + 1 + 4 + 4 + 4 * fault_count + 4 * 10 + 4 + 1;
+  static constexpr std::size_t payload_size = 4 * NJ + 1 + 4 + 4 + 4 * fault_count + 4 * 10 + 4 + 1 + 4 * 6;
   std::uint32_t sequence = 0;
   std::array<double, NJ> tau{};
   std::uint8_t state = 0;
@@ -205,6 +207,7 @@ struct CommandMessage {
   std::array<double, 3> velocity{};
   double nis = 0;
   std::uint8_t nis_dof = 0;
+  std::array<double, 6> velocity_covariance{};
 
   void write(Writer& w) const {
     for (double x : tau) w.f32(x);
@@ -217,6 +220,7 @@ struct CommandMessage {
     for (double x : velocity) w.f32(x);
     w.f32(nis);
     w.u8(nis_dof);
+    for (double x : velocity_covariance) w.f32(x);
   }
   void read(Reader& r) {
     for (double& x : tau) x = r.f32();
@@ -229,6 +233,7 @@ struct CommandMessage {
     for (double& x : velocity) x = r.f32();
     nis = r.f32();
     nis_dof = r.u8();
+    for (double& x : velocity_covariance) x = r.f32();
   }
 };
 
