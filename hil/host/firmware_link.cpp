@@ -33,11 +33,12 @@ bool FirmwareLink::start_native(const std::string& program, std::string& err) {
   if (pid_ == 0) {
     dup2(to_child[0], 0);
     dup2(from_child[1], 1);
-    close(to_child[0]), close(to_child[1]), close(from_child[0]), close(from_child[1]);
+    for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) close(fd);
     execl(program.c_str(), program.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  close(to_child[0]), close(from_child[1]);
+  close(to_child[0]);
+  close(from_child[1]);
   wfd_ = to_child[1];
   rfd_ = from_child[0];
   signal(SIGPIPE, SIG_IGN);

@@ -237,7 +237,9 @@ TEST(HilProtocol, EveryCorruptionClassIsRejectedAndCounted) {
   auto raw_frame = [&](std::uint8_t version, std::uint8_t type, std::size_t payload) {
     std::vector<std::uint8_t> raw(kHeaderSize + payload + kCrcSize, 0x5A);
     Writer w{raw.data()};
-    w.u8(version), w.u8(type), w.u32(++seq);
+    w.u8(version);
+    w.u8(type);
+    w.u32(++seq);
     Writer c{raw.data() + raw.size() - kCrcSize};
     c.u32(crc32(raw.data(), raw.size() - kCrcSize));
     std::vector<std::uint8_t> enc(cobs_max_encoded(raw.size()) + 1);
