@@ -64,5 +64,5 @@ fi
 rc=0
 "$harness" --robot "$robot" --urdf "$urdf" "${firmware[@]}" --run full --out "$out" || rc=$?
 "$python" hil/plot.py "$out/log.csv" "$out/plots" --title "$title" >/dev/null
-echo "plots: $root/$out/plots/{base,estimate,com,forces,torques,instructions,faults}.png; log: $root/$out/log.csv"
+echo "plots: $root/$out/plots/{base,estimate,innovation,com,forces,torques,instructions,faults}.png; log: $root/$out/log.csv"
 exit $rc
