@@ -38,6 +38,10 @@ using talus_target::Line;
 
 constexpr std::uint64_t kPeriods = 2000;
 constexpr std::size_t kControlWords = 2048;  // 8 KB on Cortex-M
+// The overrun test's 20 periods make 4 deliberate misses. Under QEMU -icount nothing else can miss;
+// on Linux a host hiccup (a 1 ms stall of the tick thread, seen in CI) can add one or two more.
+constexpr std::uint64_t kOverrunMisses = 4;
+constexpr std::uint64_t kOverrunStrayMisses = TALUS_FREERTOS_LOOP_MAX_MISSES > 0 ? 2 : 0;
 
 talus::rt::freertos::ControlTask<kControlWords> g_control;
 talus::rt::freertos::ControlTask<kControlWords, 8> g_overrun;
@@ -139,9 +143,11 @@ void measure_kernel() {
 void overrun_done(talus::rt::freertos::ControlTask<kControlWords, 8>& task) {
   const auto& st = task.loop().stats();
   Line l;
-  l << "overrun (deliberate: 1.5 periods every 5th of 20, skip): misses " << st.misses << " (expected 4), skipped "
-    << st.skipped;
-  check(task.status() == talus::Status::ok && st.misses == 4 && st.iterations == 20, l);
+  l << "overrun (deliberate: 1.5 periods every 5th of 20, skip): misses " << st.misses << " (expected "
+    << kOverrunMisses << ", host stalls tolerated " << kOverrunStrayMisses << "), skipped " << st.skipped;
+  check(task.status() == talus::Status::ok && st.misses >= kOverrunMisses &&
+            st.misses <= kOverrunMisses + kOverrunStrayMisses && st.iterations == 20,
+        l);
 #if defined(__arm__)
   measure_kernel();
 #endif
