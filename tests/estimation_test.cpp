@@ -804,9 +804,13 @@ OdoPoint perturbed(const OdoPoint& X, const Eigen::Matrix<double, 15, 1>& e) {
   return OdoPoint{dR * X.R, dR * X.v + J * e.segment<3>(3), dR * X.p + J * e.segment<3>(6), X.bg + e.segment<3>(9)};
 }
 /// The two innovations written from the measurement's definition (leg_odometry_ekf.hpp).
-V3 velocity_innovation(const OdoPoint& X, const V3& gyro, const talus::FootOdometry<double>& f) {
-  const V3 y = -(gyro - X.bg).cross(f.position) - f.velocity;
-  return X.R * y - X.v;
+/// The foot a sphere of radius r rolling on the ground: its contact point s − r u (u the world's
+/// up in B) does not move.
+V3 velocity_innovation(const OdoPoint& X, const V3& gyro, double r, const talus::FootOdometry<double>& f) {
+  const V3 ru = r * X.R.transpose() * V3::UnitZ();
+  const V3 w = gyro - X.bg;
+  const V3 contact_velocity = w.cross(f.position - ru) + f.velocity - f.angular_velocity.cross(ru);  // B axes
+  return X.R * -contact_velocity - X.v;
 }
 double height_innovation(const OdoPoint& X, double foot_height, const talus::FootOdometry<double>& f) {
   return foot_height - (X.p + X.R * f.position).z();
@@ -831,10 +835,14 @@ TEST(ConsistencyEstimation, LegOdometryJacobiansAndCovarianceStepMatchFiniteDiff
   ASSERT_GT(X.bg.norm(), 0.0);
   talus::FootOdometry<double> f;
   f.position = V3(0.21, -0.13, -0.24);
-  f.velocity = -(gyro - X.bg).cross(f.position) - X.R.transpose() * X.v;  // consistent: z = 0
+  f.angular_velocity = V3(0.5, -0.3, 0.8);
+  ekf.foot_height = (X.p + X.R * f.position).z();
+  ekf.odometry_scale_std = 0.2;
+  const double r = ekf.foot_height;
+  const V3 ru = r * X.R.transpose() * V3::UnitZ(), s_c = f.position - ru, w = gyro - X.bg;
+  f.velocity = -w.cross(s_c) + f.angular_velocity.cross(ru) - X.R.transpose() * X.v;  // consistent: z = 0
   f.position_covariance << 2e-6, 3e-7, -1e-7, 3e-7, 1.5e-6, 2e-7, -1e-7, 2e-7, 1e-6;
   f.velocity_covariance << 4e-4, 1e-5, 0, 1e-5, 3e-4, -2e-5, 0, -2e-5, 2e-4;
-  ekf.foot_height = (X.p + X.R * f.position).z();
   const Odo::Linearization lin = ekf.linearize(f);
   EXPECT_LT(lin.z_velocity.norm(), 1e-14);
   EXPECT_LT(std::abs(lin.z_height), 1e-14);
@@ -845,15 +853,26 @@ TEST(ConsistencyEstimation, LegOdometryJacobiansAndCovarianceStepMatchFiniteDiff
     Eigen::Matrix<double, 15, 1> e = Eigen::Matrix<double, 15, 1>::Zero();
     e[i] = h;
     const OdoPoint lo = perturbed(X, -e), hi = perturbed(X, e);  // X̂ = exp(−(±h eᵢ)) X
-    Hv.col(i) = (velocity_innovation(lo, gyro, f) - velocity_innovation(hi, gyro, f)) / (2 * h);
+    Hv.col(i) = (velocity_innovation(lo, gyro, r, f) - velocity_innovation(hi, gyro, r, f)) / (2 * h);
     Hh(0, i) = (height_innovation(lo, ekf.foot_height, f) - height_innovation(hi, ekf.foot_height, f)) / (2 * h);
   }
-  EXPECT_LT((lin.H_velocity - Hv).cwiseAbs().maxCoeff(), 1e-7) << "\n" << lin.H_velocity << "\n\n" << Hv;
+  // H leaves out the rolling term's dependence on the attitude (leg_odometry_ekf.hpp): the
+  // ξ_R columns differ by at most r |ω + ω_j|, every other column is exact.
+  EXPECT_LT((lin.H_velocity.rightCols<12>() - Hv.rightCols<12>()).cwiseAbs().maxCoeff(), 1e-7)
+      << "\n"
+      << lin.H_velocity << "\n\n"
+      << Hv;
+  const double rolling = r * (w + f.angular_velocity).norm();
+  EXPECT_GT((lin.H_velocity.leftCols<3>() - Hv.leftCols<3>()).cwiseAbs().maxCoeff(), 1e-3 * rolling);
+  EXPECT_LT((lin.H_velocity.leftCols<3>() - Hv.leftCols<3>()).cwiseAbs().maxCoeff(), rolling);
+  Hv.leftCols<3>() = lin.H_velocity.leftCols<3>();  // the filter's model, for the update below
   EXPECT_LT((lin.H_height - Hh).cwiseAbs().maxCoeff(), 1e-7) << "\n" << lin.H_height << "\n\n" << Hh;
   // the noises from their definitions
-  const M3 sx = talus::skew<double>(f.position);
-  const M3 Nv =
-      X.R * (f.velocity_covariance + sx * (ekf.noise.gyro * ekf.noise.gyro / 2e-3) * sx.transpose()) * X.R.transpose();
+  const M3 sx = talus::skew<double>(s_c);
+  const M3 Nv = X.R *
+                (f.velocity_covariance + 0.04 * f.velocity.squaredNorm() * M3::Identity() +
+                 sx * (ekf.noise.gyro * ekf.noise.gyro / 2e-3) * sx.transpose()) *
+                X.R.transpose();
   const double Nh = (X.R * f.position_covariance * X.R.transpose())(2, 2) + ekf.ground_std * ekf.ground_std;
   EXPECT_LT((lin.N_velocity - Nv).cwiseAbs().maxCoeff(), 1e-18);
   EXPECT_NEAR(lin.N_height, Nh, 1e-18);
@@ -1109,6 +1128,41 @@ TEST(AllocEstimation, NoHeapInALegOdometryStep) {
 // reference is the filter itself, copied after the first update and driven by hand with
 // leg_odometry's feet and that one foot's contact bit. Noisy IMU and joint rates, so that which
 // foot corrects changes the estimate.
+TEST(ConsistencyEstimation, LeggedEstimatorPropagatesOverTheTimeOfRefusedUpdates) {
+  // A refused IMU sample's period is not lost: the next accepted update propagates over both
+  // periods with its sample and adds the unseen motion, σ τ and σ τ²/2 (τ = the refused time),
+  // to P's velocity and position. Reference: the filter driven by hand over 2 dt (no foot
+  // corrects: the contact bits are clear, so the IMU step alone shows).
+  using Robot = StandingSolo12<double, talus::LegOdometryEkf>;
+  Robot r;
+  auto est = std::make_unique<Robot::Est>();
+  ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
+  const Robot::Est::Joints rates = Robot::Est::Joints::Zero();
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), r.joints, rates, 0xFu, kDt), Status::ok);
+  auto seen = std::make_unique<Odo>(est->filter());
+  const V3 nan_gyro(std::numeric_limits<double>::quiet_NaN(), 0, 0);
+  EXPECT_EQ(est->update(nan_gyro, r.still_accel(), r.joints, rates, 0u, kDt), Status::invalid_input);
+  const V3 gyro(0.02, -0.01, 0.03), accel = r.still_accel() + V3(0.4, -0.2, 0.1);
+  ASSERT_EQ(est->update(gyro, accel, r.joints, rates, 0u, kDt), Status::ok);
+  ASSERT_EQ(seen->propagate(gyro, accel, 2 * kDt), Status::ok);
+  auto unseen = std::make_unique<Odo>(*seen);
+  const double sigma = r.settings().unseen_acceleration_std;
+  ASSERT_GT(sigma, 0.0);
+  ASSERT_EQ(unseen->add_unseen_motion(sigma * kDt, 0.5 * sigma * kDt * kDt), Status::ok);
+  EXPECT_EQ(est->filter().rotation(), seen->rotation());
+  EXPECT_EQ(est->filter().velocity(), seen->velocity());
+  EXPECT_EQ(est->filter().position(), seen->position());
+  EXPECT_EQ(est->filter().covariance(), unseen->covariance());
+  const Odo::Covariance grown = unseen->covariance() - seen->covariance();
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_NEAR(grown(3 + k, 3 + k), sigma * sigma * kDt * kDt, 1e-15);
+    EXPECT_NEAR(grown(6 + k, 6 + k), 0.25 * sigma * sigma * kDt * kDt * kDt * kDt, 1e-18);
+  }
+  EXPECT_NEAR(grown.norm(), std::sqrt(3.0) * sigma * sigma * kDt * kDt, 1e-12);
+  EXPECT_EQ(unseen->add_unseen_motion(-1.0, 0.0), Status::invalid_input);
+}
+
 TEST(ConsistencyEstimation, LeggedEstimatorFeetInTurnEqualTheFilterOnThoseFeet) {
   using Robot = StandingSolo12<double, talus::LegOdometryEkf>;
   Robot r;

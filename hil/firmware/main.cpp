@@ -95,13 +95,17 @@ void log(const char* s) {
   talus::LeggedEstimatorSettings<S> ecfg;
   ecfg.foot_height = S(robot.foot_radius);
   ecfg.feet_per_update = HIL_FEET_PER_UPDATE;
-  // The filter's process noise on the acceleration: 30 × the BMI088's white-noise density. The
-  // velocity between two foot corrections drifts by more than the accelerometer's noise (the
-  // base's impacts and vibration in a push, a foot's soft contact, the first-order integration
-  // over a period); with the datasheet's density the velocity NEES over the full run was 61
-  // (overconfident in every push), with 30 × it is 3.9 (hil/README.md, "The estimator's
-  // consistency").
-  ecfg.noise.accel = S(30) * ecfg.noise.accel;
+  // The tuning (docs/estimation.md, "Tuning"; hil/README.md, "The estimator's consistency"):
+  //   - the acceleration's process noise 10 × the BMI088's white-noise density: between two
+  //     corrections of a foot the velocity drifts by more than the accelerometer's noise (the
+  //     base's vibration, the first-order integration over a period);
+  //   - a stance foot's velocity: 3 mm/s of slip, plus 10 % of its speed relative to the base
+  //     (the soft contact and the legs' compliance show in proportion to the legs' motion).
+  // With these the velocity NEES averages 3 over the full run (the datasheet's density alone:
+  // 61, overconfident in every push).
+  ecfg.noise.accel = S(10) * ecfg.noise.accel;
+  ecfg.model_velocity_std = S(0.003);
+  ecfg.odometry_scale_std = S(0.1);
   if (estimator.init(model, {feet[0], feet[1], feet[2], feet[3]}, ecfg) != talus::Status::ok) {
     log("hil firmware: estimator init failed\n");
     talus::port::exit(2);

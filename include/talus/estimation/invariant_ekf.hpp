@@ -314,6 +314,17 @@ class InvariantEkf {
   const Vector3<S>& foot_position(int j) const { return d_[j >= 0 && j < MaxFeet ? j : 0]; }
   bool in_contact(int j) const { return j >= 0 && j < MaxFeet && contact_[j]; }
   bool initialized() const { return initialized_; }
+  /// Motion the filter did not see (IMU samples lost or refused): P's velocity and position
+  /// blocks grow by velocity_std² and position_std² per axis (m/s, m; W axes). Nothing else
+  /// changes; invalid_input (P kept) for a value not in [0, 1e3) or before init.
+  Status add_unseen_motion(S velocity_std, S position_std) {
+    if (!initialized_ ||
+        !(velocity_std >= S(0) && velocity_std < S(1e3) && position_std >= S(0) && position_std < S(1e3)))
+      return Status::invalid_input;
+    P_.template block<3, 3>(iv, iv).diagonal().array() += sq(velocity_std);
+    P_.template block<3, 3>(ip, ip).diagonal().array() += sq(position_std);
+    return Status::ok;
+  }
   const Covariance& covariance() const { return P_; }
   const EstimatorReport<S, MaxFeet>& report() const { return report_; }
   const EstimatorFailure& failure() const { return failure_; }

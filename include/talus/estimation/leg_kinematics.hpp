@@ -39,8 +39,8 @@ using JointVelocities = Eigen::Matrix<typename ModelT::Scalar, ModelT::nv - 6, 1
 
 namespace detail {
 /// The one kinematic sweep both functions share: the base at the identity, the joint
-/// Jacobians once, then per foot j: per_foot(j, s_j, J_q) with J_q the 3 × n_J linear rows
-/// of the foot's Jacobian (joint columns). Stops at the first failure.
+/// Jacobians once, then per foot j: per_foot(j, s_j, J_q, J_ω) with J_q and J_ω the 3 × n_J
+/// linear and angular rows of the foot's Jacobian (joint columns). Stops at the first failure.
 template <class ModelT, std::size_t NFeet, class PerFoot>
 Status foot_sweep(const ModelT& model, Data<ModelT>& data, const JointPositions<ModelT>& q_joints,
                   const std::array<int, NFeet>& foot_frames, PerFoot&& per_foot) {
@@ -57,13 +57,14 @@ Status foot_sweep(const ModelT& model, Data<ModelT>& data, const JointPositions<
     // the foot origin's linear velocity per joint rate (B axes): v + ω × s of the world
     // Jacobian columns on the foot's support path (frame_jacobian's local_world_aligned linear
     // rows, without its other columns: the leg's joints only)
-    Eigen::Matrix<S, 3, ModelT::nv - 6> Jq = Eigen::Matrix<S, 3, ModelT::nv - 6>::Zero();
+    Eigen::Matrix<S, 3, ModelT::nv - 6> Jq = Eigen::Matrix<S, 3, ModelT::nv - 6>::Zero(), Jw = Jq;
     for_each_supporting_dof<ModelT>(model.frames[foot_frames[j]].body, [&](int k) {
       if (k < 6) return;  // the base's columns: the base is the reference here
       const Motion<S> c = data.J.col(k);
       Jq.col(k - 6) = c.template tail<3>() + c.template head<3>().cross(oMf.p);
+      Jw.col(k - 6) = c.template head<3>();
     });
-    if (Status s = per_foot(j, oMf.p, Jq); s != Status::ok) return s;
+    if (Status s = per_foot(j, oMf.p, Jq, Jw); s != Status::ok) return s;
   }
   return Status::ok;
 }
@@ -81,12 +82,14 @@ Status leg_kinematics(const ModelT& model, Data<ModelT>& data, const JointPositi
   for (int f : foot_frames)
     if (f < 0 || f >= ModelT::nframes || model.frames[f].body < 0) return Status::invalid_input;
   const Status s =
-      detail::foot_sweep(model, data, q_joints, foot_frames, [&](std::size_t j, const Vector3<S>& p, const auto& Jq) {
-        feet[j].position = p;
-        feet[j].covariance.noalias() = (encoder_std * encoder_std) * (Jq * Jq.transpose());
-        feet[j].covariance.diagonal().array() += model_std * model_std;
-        return all_finite(feet[j].position) && all_finite(feet[j].covariance) ? Status::ok : Status::overflow;
-      });
+      detail::foot_sweep(model, data, q_joints, foot_frames,
+                         [&](std::size_t j, const Vector3<S>& p, const auto& Jq, const auto&) {
+                           feet[j].position = p;
+                           feet[j].covariance.noalias() = (encoder_std * encoder_std) * (Jq * Jq.transpose());
+                           feet[j].covariance.diagonal().array() += model_std * model_std;
+                           return all_finite(feet[j].position) && all_finite(feet[j].covariance) ? Status::ok
+                                                                                                 : Status::overflow;
+                         });
   if (s != Status::ok)  // no foot half-written: all zero on any failure
     for (auto& f : feet) f = FootMeasurement<S>{Vector3<S>::Zero(), Matrix3<S>::Zero()};
   return s;
@@ -94,13 +97,14 @@ Status leg_kinematics(const ModelT& model, Data<ModelT>& data, const JointPositi
 
 /// Leg odometry (leg_odometry_ekf.hpp's FootOdometry): leg_kinematics's position and its
 /// covariance, and from the same Jacobian in the same sweep the foot's velocity relative to
-/// the base, in B axes, from the joint rates q̇_J (rad/s):
+/// the base and its angular velocity relative to the base, in B axes, from the joint rates
+/// q̇_J (rad/s):
 ///
-///   ṡ_j = J_j q̇_J,   Σv_j = σ_q̇² J_j J_jᵀ + σ_mv² I   (m/s, m²/s²)
+///   ṡ_j = J_j q̇_J,   ω_j = J_ω,j q̇_J,   Σv_j = σ_q̇² J_j J_jᵀ + σ_mv² I   (m/s, rad/s, m²/s²)
 ///
 /// σ_q̇ (rad/s) is the joint rates' standard deviation (a differentiated encoder's: about
-/// √2 σ_q / dt, less after filtering), σ_mv (m/s) a model term (the foot's rolling, a small
-/// slip). Status as leg_kinematics, also invalid_input for a non-finite joint rate or σ not
+/// √2 σ_q / dt, less after filtering), σ_mv (m/s) a model term (a small slip; the foot's
+/// rolling is modelled by LegOdometryEkf from ω_j). Status as leg_kinematics, also invalid_input for a non-finite joint rate or σ not
 /// in [0, 1e3); every foot's output is zero on any failure.
 template <class ModelT, std::size_t NFeet>
 Status leg_odometry(const ModelT& model, Data<ModelT>& data, const JointPositions<ModelT>& q_joints,
@@ -109,7 +113,9 @@ Status leg_odometry(const ModelT& model, Data<ModelT>& data, const JointPosition
                     typename ModelT::Scalar rate_std, typename ModelT::Scalar model_velocity_std,
                     std::array<FootOdometry<typename ModelT::Scalar>, NFeet>& feet) {
   using S = typename ModelT::Scalar;
-  const FootOdometry<S> zero{Vector3<S>::Zero(), Vector3<S>::Zero(), Matrix3<S>::Zero(), Matrix3<S>::Zero()};
+  FootOdometry<S> zero;
+  zero.position_covariance.setZero();
+  zero.velocity_covariance.setZero();
   for (auto& f : feet) f = zero;
   const S stds[] = {encoder_std, model_std, rate_std, model_velocity_std};
   for (S x : stds)
@@ -117,22 +123,25 @@ Status leg_odometry(const ModelT& model, Data<ModelT>& data, const JointPosition
   if (!all_finite(joint_rates)) return Status::invalid_input;
   for (int f : foot_frames)
     if (f < 0 || f >= ModelT::nframes || model.frames[f].body < 0) return Status::invalid_input;
-  const Status s =
-      detail::foot_sweep(model, data, q_joints, foot_frames, [&](std::size_t j, const Vector3<S>& p, const auto& Jq) {
-        FootOdometry<S>& f = feet[j];
-        f.position = p;
-        Matrix3<S> JJt;
-        JJt.noalias() = Jq.lazyProduct(Jq.transpose());
-        f.position_covariance = (encoder_std * encoder_std) * JJt;
-        f.position_covariance.diagonal().array() += model_std * model_std;
-        f.velocity.noalias() = Jq.lazyProduct(joint_rates);
-        f.velocity_covariance = (rate_std * rate_std) * JJt;
-        f.velocity_covariance.diagonal().array() += model_velocity_std * model_velocity_std;
-        return all_finite(f.position) && all_finite(f.position_covariance) && all_finite(f.velocity) &&
-                       all_finite(f.velocity_covariance)
-                   ? Status::ok
-                   : Status::overflow;
-      });
+  const Status s = detail::foot_sweep(model, data, q_joints, foot_frames,
+                                      [&](std::size_t j, const Vector3<S>& p, const auto& Jq, const auto& Jw) {
+                                        FootOdometry<S>& f = feet[j];
+                                        f.position = p;
+                                        Matrix3<S> JJt;
+                                        JJt.noalias() = Jq.lazyProduct(Jq.transpose());
+                                        f.position_covariance = (encoder_std * encoder_std) * JJt;
+                                        f.position_covariance.diagonal().array() += model_std * model_std;
+                                        f.velocity.noalias() = Jq.lazyProduct(joint_rates);
+                                        f.angular_velocity.noalias() = Jw.lazyProduct(joint_rates);
+                                        f.velocity_covariance = (rate_std * rate_std) * JJt;
+                                        f.velocity_covariance.diagonal().array() +=
+                                            model_velocity_std * model_velocity_std;
+                                        return all_finite(f.position) && all_finite(f.position_covariance) &&
+                                                       all_finite(f.velocity) && all_finite(f.angular_velocity) &&
+                                                       all_finite(f.velocity_covariance)
+                                                   ? Status::ok
+                                                   : Status::overflow;
+                                      });
   if (s != Status::ok)
     for (auto& f : feet) f = zero;
   return s;

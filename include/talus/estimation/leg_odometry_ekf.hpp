@@ -22,19 +22,28 @@
 /// velocity measurement.
 ///
 /// **Correction** (correct(contact, feet)), for each foot j in contact with FootOdometry
-/// s_j (position in B, m), ṡ_j (velocity relative to B in B, m/s: J_j q̇), Σs_j, Σv_j:
+/// s_j (position in B, m), ṡ_j (velocity relative to B in B, m/s: J_j q̇), ω_j (the foot's
+/// angular velocity relative to B in B, rad/s: J_ω,j q̇), Σs_j, Σv_j:
 ///
-/// 1. Leg-odometry velocity (3 rows). A stance foot does not move: 0 = v + R(ω × s_j + ṡ_j),
-///    so the base's velocity in B is y_j = −(ω̃ − b̂_g) × s_j − ṡ_j, and with the true bias
-///    y_true = y_j + ζ_g × s_j. Right-invariant innovation and its linearisation:
+/// 1. Leg-odometry velocity (3 rows). A stance foot rolls without slipping: the foot is a
+///    sphere of radius r = `foot_height` centred on the foot frame, and its contact point
+///    s_c = s_j − r u (u = R̂ᵀ e_z, the world's up in B) does not move:
+///    0 = v + R(ω × s_c + ṡ_c) with ṡ_c = ṡ_j − ω_j × r u (r = 0: a point foot, s_c = s_j). So
+///    the base's velocity in B is y_j = −(ω̃ − b̂_g) × s_c − ṡ_j + ω_j × r u, and with the true
+///    bias y_true = y_j + ζ_g × s_c. Right-invariant innovation and its linearisation:
 ///
-///      z = R̂ y_j − v̂ ≈ ξ_v + R̂ [s_j]^ ζ_g,     H = [0  I  0  R̂[s_j]^  0]
-///      N = R̂ (Σv_j + [s_j]^ (σ_g²/dt) [s_j]^ᵀ) R̂ᵀ
+///      z = R̂ y_j − v̂ ≈ ξ_v + R̂ [s_c]^ ζ_g,     H = [0  I  0  R̂[s_c]^  0]
+///      N = R̂ (Σv_j + κ² |ṡ_j|² I + [s_c]^ (σ_g²/dt) [s_c]^ᵀ) R̂ᵀ
 ///
-///    N: the joint rates' noise through the leg (Σv_j) plus the gyroscope's discrete noise
-///    σ_g²/dt through the lever arm s_j (dt of the last propagate; the same sample also drove
-///    the propagation, a correlation the filter ignores). Before the first propagate after
+///    N: the joint rates' noise through the leg (Σv_j), the odometry's error in proportion to
+///    the leg's speed (κ = `odometry_scale_std`), and the gyroscope's discrete noise σ_g²/dt
+///    through the lever arm s_c (dt of the last propagate; the same sample also drove the
+///    propagation, a correlation the filter ignores). Before the first propagate after
 ///    init the base is taken as not rotating (ω̃ = b̂_g) and the gyroscope term is left out.
+///    Left out of H and N, both of order r: u's dependence on the attitude (r |ω + ω_j| per
+///    radian of tilt error) and the joint rates' noise through ω_j. Without the rolling term a
+///    stance foot's frame moves at |ω + ω_j| r, and the filter took that for the base's motion
+///    (docs/estimation.md).
 ///
 /// 2. Flat-ground height (1 row). The foot frame is at height `foot_height` above the ground
 ///    plane z = 0 of W (LeggedEstimator's world frame): 0 = e_zᵀ(p + R s_j) − foot_height. With
@@ -92,8 +101,9 @@ namespace talus {
 /// One foot's leg-odometry measurement (leg_kinematics.hpp's leg_odometry computes it).
 template <class S>
 struct FootOdometry {
-  Vector3<S> position = Vector3<S>::Zero();                           ///< s_j, B axes (m)
-  Vector3<S> velocity = Vector3<S>::Zero();                           ///< ṡ_j = J_j q̇, B axes (m/s)
+  Vector3<S> position = Vector3<S>::Zero();          ///< s_j, B axes (m)
+  Vector3<S> velocity = Vector3<S>::Zero();          ///< ṡ_j = J_j q̇, B axes (m/s)
+  Vector3<S> angular_velocity = Vector3<S>::Zero();  ///< ω_j = J_ω,j q̇: the foot relative to B, B axes (rad/s)
   Matrix3<S> position_covariance = Matrix3<S>::Identity() * S(1e-6);  ///< Σs_j, B axes (m²)
   Matrix3<S> velocity_covariance = Matrix3<S>::Identity() * S(1e-4);  ///< Σv_j, B axes (m²/s²)
 };
@@ -126,8 +136,13 @@ class LegOdometryEkf {
   ImuNoise<S> noise;  ///< foot_velocity is not used (no foot in the state)
   ImuRange<S> range;
   Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));
-  S foot_height = S(0);    ///< m: a touching foot frame's height above the ground plane z = 0
+  S foot_height = S(0);    ///< m: a touching foot frame's height above the ground plane z = 0; the
+                           ///< foot is a sphere of this radius centred on the frame (it rolls)
   S ground_std = S(5e-3);  ///< σ_ground (m): the ground's unevenness, the foot's rolling contact
+  /// κ (dimensionless): the leg odometry's error per m/s of the foot's speed relative to the
+  /// base, N += κ² |ṡ_j|² I (file comment, 1.): soft contact, the legs' compliance and the
+  /// kinematic model's error show in proportion to how fast the legs move.
+  S odometry_scale_std = S(0);
 
   /// Starts the estimate at (R, v, p) with zero biases; P from sigma (as InvariantEkf::init).
   Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
@@ -234,8 +249,8 @@ class LegOdometryEkf {
   // ---- same blocks sparsely) ---------------------------------------------------------------
   struct Linearization {
     Vector3<S> z_velocity;                ///< R̂ y − v̂
-    Eigen::Matrix<S, 3, dim> H_velocity;  ///< [0 I 0 R̂[s]^ 0]
-    Matrix3<S> N_velocity;                ///< R̂ (Σv + [s]^ σ_g²/dt [s]^ᵀ) R̂ᵀ
+    Eigen::Matrix<S, 3, dim> H_velocity;  ///< [0 I 0 R̂[s_c]^ 0]
+    Matrix3<S> N_velocity;                ///< R̂ (Σv + κ²|ṡ|² I + [s_c]^ σ_g²/dt [s_c]^ᵀ) R̂ᵀ
     S z_height;                           ///< foot_height − e_zᵀ(p̂ + R̂ s)
     Eigen::Matrix<S, 1, dim> H_height;    ///< [(ĉ_y, −ĉ_x, 0) 0 e_zᵀ 0 0]
     S N_height;                           ///< (R̂ Σs R̂ᵀ)_zz + σ_ground²
@@ -272,6 +287,17 @@ class LegOdometryEkf {
   const Vector3<S>& gyro_bias() const { return bg_; }
   const Vector3<S>& accel_bias() const { return ba_; }
   bool initialized() const { return initialized_; }
+  /// Motion the filter did not see (IMU samples lost or refused): P's velocity and position
+  /// blocks grow by velocity_std² and position_std² per axis (m/s, m; W axes). Nothing else
+  /// changes; invalid_input (P kept) for a value not in [0, 1e3) or before init.
+  Status add_unseen_motion(S velocity_std, S position_std) {
+    if (!initialized_ ||
+        !(velocity_std >= S(0) && velocity_std < S(1e3) && position_std >= S(0) && position_std < S(1e3)))
+      return Status::invalid_input;
+    P_.template block<3, 3>(iv, iv).diagonal().array() += sq(velocity_std);
+    P_.template block<3, 3>(ip, ip).diagonal().array() += sq(position_std);
+    return Status::ok;
+  }
   const Covariance& covariance() const { return P_; }
   const LegOdometryReport<S, MaxFeet>& report() const { return report_; }
   const EstimatorFailure& failure() const { return failure_; }
@@ -292,11 +318,13 @@ class LegOdometryEkf {
   }
   bool settings_valid() const {
     using std::abs;
-    return noise_valid() && ground_std > S(0) && ground_std < S(1e3) && abs(foot_height) <= S(10);
+    return noise_valid() && ground_std > S(0) && ground_std < S(1e3) && abs(foot_height) <= S(10) &&
+           odometry_scale_std >= S(0) && odometry_scale_std < S(10);
   }
   static bool foot_valid(const FootOdometry<S>& f) {
     return all_finite(f.position) && f.position.cwiseAbs().maxCoeff() <= S(10) && all_finite(f.velocity) &&
-           f.velocity.cwiseAbs().maxCoeff() <= S(10) && detail::covariance3_valid(f.position_covariance) &&
+           f.velocity.cwiseAbs().maxCoeff() <= S(10) && all_finite(f.angular_velocity) &&
+           f.angular_velocity.cwiseAbs().maxCoeff() <= S(100) && detail::covariance3_valid(f.position_covariance) &&
            detail::covariance3_valid(f.velocity_covariance);
   }
 
@@ -368,17 +396,21 @@ class LegOdometryEkf {
 
   struct VelocityModel {
     Vector3<S> z;  ///< R̂ y − v̂
-    Matrix3<S> B;  ///< R̂ [s]^: H's ζ_g block
+    Matrix3<S> B;  ///< R̂ [s_c]^: H's ζ_g block
     Matrix3<S> N;
   };
   VelocityModel velocity_model(const FootOdometry<S>& f) const {
     VelocityModel m;
     const Vector3<S> w = gyro_ - bg_;
-    const Vector3<S> y = -w.cross(f.position) - f.velocity;
+    // the rolling sphere's contact point (file comment, 1.): s_c = s − r u, ṡ_c = ṡ − ω_j × r u
+    const Vector3<S> ru = foot_height * R_.row(2).transpose();
+    const Vector3<S> s_c = f.position - ru;
+    const Vector3<S> y = -w.cross(s_c) - f.velocity + f.angular_velocity.cross(ru);
     m.z = R_ * y - v_;
-    const Matrix3<S> sx = skew<S>(f.position);
+    const Matrix3<S> sx = skew<S>(s_c);
     m.B = R_ * sx;
     Matrix3<S> Nb = f.velocity_covariance;
+    Nb.diagonal().array() += sq(odometry_scale_std) * f.velocity.squaredNorm();
     if (dt_ > S(0)) Nb.noalias() += (sq(noise.gyro) / dt_) * (sx * sx.transpose());
     m.N = R_ * Nb * R_.transpose();
     return m;

@@ -34,9 +34,12 @@
 ///      them, in turn);
 ///   5. the estimate in talus's conventions: q = [p̂; quaternion of R̂; encoders], v = [ω̃ − b̂_g;
 ///      R̂ᵀ v̂; joint rates] (the base's ω and v in B, as joints.hpp's free flyer).
-/// A gap between samples longer than Settings::max_gap (a link that was away) restarts the
-/// filter as at the first update (restarts() counts them): a rest start is the best a
-/// firmware knows after such a gap, and integrating the IMU over it would not be.
+/// A refused update's time is not lost: the next accepted sample propagates over it as well,
+/// and the filter's velocity and position grow less certain by what an unseen acceleration of
+/// Settings::unseen_acceleration_std could have done in it. A gap between accepted samples
+/// longer than Settings::max_gap (a link that was away) restarts the filter as at the first
+/// update (restarts() counts them): a rest start is the best a firmware knows after such a
+/// gap, and integrating the IMU over it would not be.
 ///
 /// **Bad input.** Status invalid_input for a NaN or saturated IMU sample, an encoder or joint
 /// rate NaN or out of range, dt out of range, or no foot touching at the start: the filter is
@@ -64,10 +67,15 @@ struct LeggedEstimatorSettings {
   S encoder_std = S(2e-4);         ///< σ_q (rad): the encoders' quantisation step/√12 plus the drive's noise
   S model_std = S(2e-3);           ///< σ_m (m): the kinematic model's error at a foot (a round foot rolls)
   S rate_std = S(0.02);            ///< σ_q̇ (rad/s): the joint rates' noise (LegOdometryEkf's velocities)
-  S model_velocity_std = S(0.01);  ///< σ_mv (m/s): a stance foot's rolling and slip (LegOdometryEkf)
+  S model_velocity_std = S(0.01);  ///< σ_mv (m/s): a stance foot's slip (LegOdometryEkf)
+  S odometry_scale_std = S(0);     ///< κ: the odometry's error per m/s of a foot's speed (LegOdometryEkf)
   S ground_std = S(5e-3);          ///< σ_ground (m): the ground's unevenness (LegOdometryEkf's height)
   S foot_height = S(0);            ///< m: a touching foot frame's height above the ground (a foot sphere's radius)
   S max_gap = S(0.1);              ///< s: a longer gap between samples restarts the filter
+  /// m/s²: the base's acceleration assumed (1σ per axis) over the time of updates that were
+  /// refused; the next accepted sample propagates over that time too, and the filter's velocity
+  /// and position grow less certain by σ τ and σ τ²/2 for the τ it did not see.
+  S unseen_acceleration_std = S(10);
   /// LegOdometryEkf only: at most this many stance feet correct the estimate per update, taken
   /// in turn (0: every stance foot, every update). It bounds the correction's work (about a
   /// quarter of a 4-foot update per foot) for a processor that cannot afford every foot every
@@ -111,6 +119,7 @@ template <class S, int N>
 void configure_ground(LegOdometryEkf<S, N>& filter, const LeggedEstimatorSettings<S>& settings) {
   filter.foot_height = settings.foot_height;
   filter.ground_std = settings.ground_std;
+  filter.odometry_scale_std = settings.odometry_scale_std;
 }
 }  // namespace detail
 
@@ -155,16 +164,20 @@ class LeggedEstimator {
     if (model_ == nullptr) return Status::invalid_input;
     if (!inputs_valid(encoders, joint_rates)) return Status::invalid_input;
     if (filter_.initialized() && !(dt > S(0) && std::isfinite(dt))) return Status::invalid_input;
-    const bool start = !filter_.initialized() || dt > settings_.max_gap;
+    // the time since the last accepted IMU step: this dt and every refused update's before it
+    const S span = filter_.initialized() ? unseen_ + dt : S(0);
+    unseen_ = span;  // kept if this update is refused too
+    const bool start = !filter_.initialized() || span > settings_.max_gap;
     if (Status s = leg_odometry(*model_, data_, encoders, joint_rates, frames_, settings_.encoder_std,
                                 settings_.model_std, settings_.rate_std, settings_.model_velocity_std, feet_);
         s != Status::ok)
       return s;
     std::array<bool, NumFeet> contact;
     for (int k = 0; k < NumFeet; ++k) contact[k] = ((touching >> k) & 1u) != 0;
-    if (Status s = start ? start_filter(gyro, accel, contact, feet_) : filter_.propagate(gyro, accel, dt);
+    if (Status s = start ? start_filter(gyro, accel, contact, feet_) : propagate_over(gyro, accel, span, dt);
         s != Status::ok)
       return s;
+    unseen_ = S(0);
     gyro_ = gyro;
     if (Status s = detail::correct_with_feet(filter_, feet_this_update(contact), feet_); s != Status::ok) return s;
     write_estimate(gyro, encoders, joint_rates);
@@ -204,8 +217,9 @@ class LeggedEstimator {
                               s.feet_per_update > 0 && s.feet_per_update <= NumFeet);
     return turns_valid && s.encoder_std >= S(0) && s.encoder_std < S(1) && s.model_std >= S(0) && s.model_std < S(1) &&
            s.rate_std >= S(0) && s.rate_std < S(10) && s.model_velocity_std >= S(0) && s.model_velocity_std < S(10) &&
-           s.ground_std > S(0) && s.ground_std < S(1) && s.foot_height >= S(0) && s.foot_height < S(1) &&
-           s.max_gap > S(0) && s.max_gap <= S(0.1);
+           s.odometry_scale_std >= S(0) && s.odometry_scale_std < S(10) && s.ground_std > S(0) && s.ground_std < S(1) &&
+           s.foot_height >= S(0) && s.foot_height < S(1) && s.max_gap > S(0) && s.max_gap <= S(0.1) &&
+           s.unseen_acceleration_std >= S(0) && s.unseen_acceleration_std < S(1e3);
   }
 
   bool inputs_valid(const Joints& encoders, const Joints& joint_rates) const {
@@ -232,6 +246,14 @@ class LeggedEstimator {
       if (taken == settings_.feet_per_update) next_foot_ = (k + 1) % NumFeet;
     }
     return chosen;
+  }
+
+  /// The IMU step over span (s), of which the sample covers dt: the time of refused updates
+  /// before it is propagated with this sample and its unseen motion added to P.
+  Status propagate_over(const Vector3<S>& gyro, const Vector3<S>& accel, S span, S dt) {
+    if (Status s = filter_.propagate(gyro, accel, span); s != Status::ok) return s;
+    const S tau = span - dt, a = settings_.unseen_acceleration_std;
+    return tau > S(0) ? filter_.add_unseen_motion(a * tau, S(0.5) * a * tau * tau) : Status::ok;
   }
 
   /// At rest: tilt from the accelerometer, yaw 0, v = 0, the base above the touching feet.
@@ -272,6 +294,7 @@ class LeggedEstimator {
   Config q_ = Config::Zero();
   Tangent v_ = Tangent::Zero();
   std::uint32_t restarts_ = 0;
+  S unseen_ = S(0);                       ///< s: the time of the updates refused since the last accepted IMU step
   int next_foot_ = 0;                     ///< feet_per_update: the first foot the next update considers
   Feet feet_{};                           ///< the last update's legs (foot_heights, foot_velocities)
   Vector3<S> gyro_ = Vector3<S>::Zero();  ///< the last update's gyroscope sample
