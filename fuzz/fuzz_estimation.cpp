@@ -73,6 +73,7 @@ void legged_update(talus_fuzz::Reader& in, bool plausible, const std::array<int,
     talus::LeggedEstimatorSettings<double> settings;
     settings.foot_height = 0.01;
     settings.feet_per_update = FeetPerUpdate;
+    settings.odometry_scale_std = 0.1;  // the HIL firmware's: the speed-scaled odometry noise too
     if (est.init(model(), frames, settings) != Status::ok) finding("LeggedEstimator::init", Status::ok, "refused");
     bound = true;
   }
