@@ -542,6 +542,41 @@ TEST(ConsistencyEstimation, LeggedEstimatorAtRestGivesTheStandingState) {
   legged_estimator_at_rest<talus::LegOdometryEkf>();
 }
 
+template <template <class, int> class Filter>
+void foot_heights_and_velocities_match_forward_kinematics() {
+  // One foot lifted (its knee bent further, its contact bit clear) and the legs moving: each
+  // foot's height and velocity from the estimator against forward kinematics and the frame
+  // Jacobian at the estimator's own q and v (another path through talus to the same feet).
+  using Robot = StandingSolo12<double, Filter>;
+  Robot r;
+  auto est = std::make_unique<typename Robot::Est>();
+  ASSERT_EQ(est->init(r.model, r.frames, r.settings()), Status::ok);
+  typename Robot::Est::Joints joints = r.joints, rates;
+  joints[2] -= 0.4;  // FL's knee: that foot off the ground
+  rates << 0.3, -0.2, 0.5, 0.1, 0.4, -0.3, -0.2, 0.1, 0.2, 0.3, -0.1, -0.4;
+  ASSERT_EQ(est->update(V3::Zero(), r.still_accel(), joints, Robot::Est::Joints::Zero(), 0xEu, kDt), Status::ok);
+  ASSERT_EQ(est->update(V3(0.05, -0.02, 0.1), r.still_accel(), joints, rates, 0xEu, kDt), Status::ok);
+  auto data = std::make_unique<talus::Data<typename Robot::Model>>();
+  ASSERT_EQ(talus::compute_joint_jacobians(r.model, *data, est->q()), Status::ok);
+  for (int k = 0; k < 4; ++k) {
+    talus::Transform<double> oMf;
+    ASSERT_EQ(talus::frame_placement(r.model, *data, r.frames[k], oMf), Status::ok);
+    typename Robot::Model::Jacobian6 J;
+    ASSERT_EQ(talus::frame_jacobian(r.model, *data, r.frames[k], talus::ReferenceFrame::local_world_aligned, J),
+              Status::ok);
+    const V3 foot_v = (J * est->v()).template tail<3>();
+    EXPECT_NEAR(est->foot_heights()[k], oMf.p.z() - r.foot_height, 1e-12) << k;
+    EXPECT_LT((est->foot_velocities()[k] - foot_v).norm(), 1e-12) << k;
+  }
+  EXPECT_GT(est->foot_heights()[0], 0.02);            // the lifted foot, well above the ground
+  EXPECT_GT(est->foot_velocities()[0].norm(), 0.05);  // and moving
+}
+
+TEST(ConsistencyEstimation, LeggedEstimatorFootHeightsAndVelocitiesMatchForwardKinematics) {
+  foot_heights_and_velocities_match_forward_kinematics<talus::InvariantEkf>();
+  foot_heights_and_velocities_match_forward_kinematics<talus::LegOdometryEkf>();
+}
+
 TEST(ConsistencyEstimation, LeggedEstimatorInFloatMatchesDouble) {
   StandingSolo12<float> rf;
   StandingSolo12<double> rd;

@@ -342,7 +342,7 @@ void rpy(const Eigen::Vector4d& wxyz, double& r, double& p, double& y) {
 bool estimate_refused(const Command& cmd) { return Eigen::Vector4d(cmd.orientation.data()).norm() < 0.5; }
 
 // The truth's world velocity and the firmware's estimate (blank when no fresh answer).
-void write_estimate_columns(std::ofstream& csv, const PlantState& truth, const Command& cmd, bool fresh) {
+void write_estimate_columns(std::ofstream& csv, const PlantState& truth, const Command& cmd, bool fresh, double nees) {
   const Eigen::Matrix3d R = talus::quaternion_to_rotation<double>(truth.q[3], truth.q[4], truth.q[5], truth.q[6]);
   const Eigen::Vector3d vw = R * truth.v.segment<3>(3);
   char line[320];
@@ -356,7 +356,7 @@ void write_estimate_columns(std::ofstream& csv, const PlantState& truth, const C
   rpy(Eigen::Vector4d(cmd.orientation[0], cmd.orientation[1], cmd.orientation[2], cmd.orientation[3]), r, p, y);
   std::snprintf(line, sizeof line, ",%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%u,%.4f,%u,%.4f\n", cmd.position[0],
                 cmd.position[1], cmd.position[2], r, p, y, cmd.velocity[0], cmd.velocity[1], cmd.velocity[2],
-                cmd.estimate_instructions, cmd.nis, static_cast<unsigned>(cmd.nis_dof), velocity_nees(truth, cmd));
+                cmd.estimate_instructions, cmd.nis, static_cast<unsigned>(cmd.nis_dof), nees);
   csv << line;
 }
 
@@ -559,6 +559,7 @@ int run(int argc, char** argv) {
       Eigen::Vector3d push = (ts >= g.push_start && ts < g.push_start + g.push_time) ? g.push : Eigen::Vector3d::Zero();
       LinkFault fd = LinkFault::none, fu = LinkFault::none, fu_logged = LinkFault::none;
       bool fresh = false, arrived = false;  // arrived: the firmware's answer to seq reached the link
+      double frame_nees = std::nan("");     // the fresh answer's velocity NEES (NaN: none, or refused)
       ++seq;
       ++c.periods;
       if (silent) {
@@ -579,7 +580,10 @@ int run(int argc, char** argv) {
         }
         std::vector<std::uint8_t> frame(max_frame_size<Sensor>());
         frame.resize(encode_frame(s, frame.data(), frame.size()));
-        if (!pending_down.empty()) send(pending_down), pending_down.clear();  // last period's delayed frame
+        if (!pending_down.empty()) {  // last period's delayed frame
+          send(pending_down);
+          pending_down.clear();
+        }
         if (fd == LinkFault::bitflip || fd == LinkFault::truncate) corrupt(frame, fd, rng);
         if (fd == LinkFault::delay) pending_down = frame;
         else if (fd != LinkFault::drop) {
@@ -654,11 +658,12 @@ int run(int argc, char** argv) {
             c.total_instr.push_back(cmd.step_instructions + cmd.estimate_instructions);
           }
           const bool refused = estimate_refused(cmd);
+          if (!refused) frame_nees = velocity_nees(sent, cmd);
           std::copy(cmd.faults.begin(), cmd.faults.end(), c.fw);
           if (g.name != "stand_up" && g.silence == 0 && !refused) {
             est_err.add(sent, cmd);
             innovation.add(cmd);
-            nees.add(velocity_nees(sent, cmd));
+            nees.add(frame_nees);
           }
         } else {
           ++c.deadline_miss;
@@ -699,14 +704,17 @@ int run(int argc, char** argv) {
           << ',' << to_string(fu_logged);
       for (int k = 0; k < fault_count; ++k) csv << ',' << c.fw[k];
       csv << ',' << parser.stats().rejected() << ',' << parser.stats().missed << ',' << c.deadline_miss;
-      write_estimate_columns(csv, sent, cmd, fresh);
+      write_estimate_columns(csv, sent, cmd, fresh, frame_nees);
     }
     if (g.silence > 0) watchdog_seen = c.fw[fault_watchdog] >= 1;
     results.push_back(res);
   }
   // Last frame: no fault, request_end; its answer carries the firmware's final counters.
   {
-    if (!pending_down.empty()) send(pending_down), pending_down.clear();
+    if (!pending_down.empty()) {
+      send(pending_down);
+      pending_down.clear();
+    }
     Sensor s;
     s.sequence = ++seq;
     PlantState ps = plant.state();

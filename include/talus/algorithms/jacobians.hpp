@@ -40,6 +40,13 @@ void for_each_supporting_dof(int body, F&& f) {
   for (int k = Tree::idx_v[b] + Tree::joint_nv[b] - 1; k >= 0; k = Tree::dof_parent[k]) f(k);
 }
 
+/// The linear velocity of the point at world position p per unit rate of a dof whose world
+/// Jacobian column (spatial velocity at the world origin, [ω; v]) is c: v + ω × p.
+template <class S>
+Vector3<S> point_velocity_column(const Motion<S>& c, const Vector3<S>& p) {
+  return c.template tail<3>() + c.template head<3>().cross(p);
+}
+
 /// Writes into J (6 x nv) the frame Jacobian of a frame at world position/orientation oMf
 /// on body `body`, from data.J.
 template <class ModelT, class Jac>
@@ -53,7 +60,7 @@ void frame_jacobian_from_columns(const Data<ModelT>& data, int body, const Trans
       case ReferenceFrame::world: J.col(k) = c; break;
       case ReferenceFrame::local_world_aligned:
         J.col(k).template head<3>() = c.template head<3>();
-        J.col(k).template tail<3>() = c.template tail<3>() - oMf.p.cross(c.template head<3>());
+        J.col(k).template tail<3>() = point_velocity_column(c, oMf.p);
         break;
       case ReferenceFrame::local: J.col(k) = oMf.inverse_act_motion(c); break;
     }
@@ -122,8 +129,7 @@ Status point_jacobian(const ModelT&, const Data<ModelT>& data, int body, const V
   const Vector3<S> p = data.oMi[body].act_point(p_body);
   const Matrix3<S> Rt = data.oMi[body].R.transpose();
   detail::for_each_supporting_dof<ModelT>(body, [&](int k) {
-    const Motion<S> c = data.J.col(k);
-    const Vector3<S> lin = c.template tail<3>() + c.template head<3>().cross(p);
+    const Vector3<S> lin = detail::point_velocity_column<S>(data.J.col(k), p);
     J.col(k) = rf == ReferenceFrame::local ? Vector3<S>(Rt * lin) : lin;
   });
   return detail::finish_output(Status::ok, J);

@@ -598,8 +598,7 @@ class BalanceController {
   void foot_jacobian(int frame, const Vector3<S>& p) {
     Jf_.setZero();
     detail::for_each_supporting_dof<ModelT>(model_->frames[frame].body, [&](int k) {
-      const Motion<S> col = data_.J.col(k);
-      Jf_.col(k) = col.template tail<3>() + col.template head<3>().cross(p);
+      Jf_.col(k) = detail::point_velocity_column<S>(data_.J.col(k), p);
     });
   }
 

@@ -61,7 +61,7 @@ Status foot_sweep(const ModelT& model, Data<ModelT>& data, const JointPositions<
     for_each_supporting_dof<ModelT>(model.frames[foot_frames[j]].body, [&](int k) {
       if (k < 6) return;  // the base's columns: the base is the reference here
       const Motion<S> c = data.J.col(k);
-      Jq.col(k - 6) = c.template tail<3>() + c.template head<3>().cross(oMf.p);
+      Jq.col(k - 6) = point_velocity_column(c, oMf.p);
       Jw.col(k - 6) = c.template head<3>();
     });
     if (Status s = per_foot(j, oMf.p, Jq, Jw); s != Status::ok) return s;
