@@ -6,6 +6,7 @@
 /// one-call-per-period estimator (docs/estimation.md), and the feet's contacts for a robot
 /// without foot switches.
 #include <talus/estimation/contact_detection.hpp>
+#include <talus/estimation/imu_filter.hpp>
 #include <talus/estimation/invariant_ekf.hpp>
 #include <talus/estimation/leg_kinematics.hpp>
 #include <talus/estimation/leg_odometry_ekf.hpp>

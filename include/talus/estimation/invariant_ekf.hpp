@@ -58,85 +58,13 @@
 
 #include <Eigen/Core>
 
-#include <talus/math/rotation.hpp>
+#include <talus/estimation/imu_filter.hpp>
 #include <talus/linalg/cholesky.hpp>
 #include <talus/linalg/finite.hpp>
+#include <talus/math/rotation.hpp>
 #include <talus/status.hpp>
 
 namespace talus {
-
-/// Continuous-time noise densities of the filter's process model. Defaults: a Bosch BMI088
-/// (datasheet BST-BMI088-DS001: gyroscope 0.014 °/s/√Hz, accelerometer 175 µg/√Hz at ±3 g),
-/// bias random walks and the foot's slip typical of such a part and a rubber foot (tuning
-/// values, not datasheet figures: docs/estimation.md says how to set them).
-template <class S>
-struct ImuNoise {
-  S gyro = S(2.44e-4);          ///< σ_g, rad/s/√Hz
-  S accel = S(1.72e-3);         ///< σ_a, m/s²/√Hz
-  S gyro_bias_walk = S(1e-5);   ///< σ_bg, rad/s²/√Hz
-  S accel_bias_walk = S(1e-4);  ///< σ_ba, m/s³/√Hz
-  S foot_velocity = S(2e-3);    ///< σ_f, m/s/√Hz: how fast a foot in contact may slip
-};
-
-/// Measurement ranges: a sample whose magnitude on any axis reaches the range is saturated.
-/// Defaults: BMI088 at its widest settings (±2000 °/s, ±24 g).
-template <class S>
-struct ImuRange {
-  S gyro = S(34.9);    ///< rad/s
-  S accel = S(235.0);  ///< m/s²
-};
-
-/// Standard deviations of the initial estimate (init).
-template <class S>
-struct InitialUncertainty {
-  S tilt = S(0.02);        ///< rad, roll and pitch
-  S yaw = S(0.02);         ///< rad
-  S velocity = S(0.05);    ///< m/s
-  S position = S(0.01);    ///< m
-  S gyro_bias = S(0.005);  ///< rad/s
-  S accel_bias = S(0.05);  ///< m/s²
-};
-
-enum class EstimatorFailureReason : unsigned char {
-  none = 0,
-  not_initialized,    ///< propagate/correct before init
-  gyro_invalid,       ///< NaN/Inf gyroscope sample
-  gyro_saturated,     ///< |ω̃ᵢ| ≥ ImuRange::gyro
-  accel_invalid,      ///< NaN/Inf accelerometer sample
-  accel_saturated,    ///< |ãᵢ| ≥ ImuRange::accel
-  dt_invalid,         ///< dt not in (0, 0.1] s
-  foot_out_of_range,  ///< foot index not in 0..MaxFeet−1
-  foot_invalid,       ///< foot position or covariance NaN/Inf, beyond 10 m, or not PSD
-  initial_invalid,    ///< init: R not a rotation, a NaN, or an uncertainty ≤ 0
-  noise_invalid,      ///< a noise density or range ≤ 0 or NaN
-  singular,           ///< an innovation covariance not positive definite
-  overflow,           ///< a result not finite (the estimate was kept)
-};
-
-constexpr const char* to_string(EstimatorFailureReason r) {
-  switch (r) {
-    case EstimatorFailureReason::none: return "none";
-    case EstimatorFailureReason::not_initialized: return "not_initialized";
-    case EstimatorFailureReason::gyro_invalid: return "gyro_invalid";
-    case EstimatorFailureReason::gyro_saturated: return "gyro_saturated";
-    case EstimatorFailureReason::accel_invalid: return "accel_invalid";
-    case EstimatorFailureReason::accel_saturated: return "accel_saturated";
-    case EstimatorFailureReason::dt_invalid: return "dt_invalid";
-    case EstimatorFailureReason::foot_out_of_range: return "foot_out_of_range";
-    case EstimatorFailureReason::foot_invalid: return "foot_invalid";
-    case EstimatorFailureReason::initial_invalid: return "initial_invalid";
-    case EstimatorFailureReason::noise_invalid: return "noise_invalid";
-    case EstimatorFailureReason::singular: return "singular";
-    case EstimatorFailureReason::overflow: return "overflow";
-  }
-  return "unknown";
-}
-
-struct EstimatorFailure {
-  Status status = Status::ok;
-  EstimatorFailureReason reason = EstimatorFailureReason::none;
-  int foot = -1;  ///< the foot concerned, or −1
-};
 
 /// One foot's kinematic measurement: position in the base (IMU) frame and its covariance.
 template <class S>
@@ -155,106 +83,47 @@ struct EstimatorReport {
   S max_nis = S(0);
 };
 
-/// Orientation at rest from one accelerometer sample (specific force, B axes): roll and
-/// pitch so that R ã points along −gravity, yaw zero. For init at start-up (both filters).
-template <class S>
-Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
-  const Vector3<S> up_b = accel.normalized();  // world z seen in B
-  // the rotation taking up_b to e_z with no yaw: R = rotation about (up_b × e_z)
-  const Vector3<S> ez = Vector3<S>::UnitZ();
-  const Vector3<S> axis = up_b.cross(ez);
-  const S s = axis.norm(), c = up_b.dot(ez);
-  if (s < S(1e-12)) return c > S(0) ? Matrix3<S>::Identity() : Matrix3<S>(Vector3<S>(S(1), S(-1), S(-1)).asDiagonal());
-  using std::atan2;
-  return rotation_exp<S>(axis / s * atan2(s, c));
-}
-
-namespace detail {
-/// A measurement's 3 × 3 covariance: finite, below 1e6, symmetric and positive semidefinite
-/// (to a relative 1e-6). Shared by the estimators' foot checks.
-template <class S>
-bool covariance3_valid(const Matrix3<S>& C) {
-  if (!all_finite(C)) return false;
-  const S scale = C.cwiseAbs().maxCoeff();
-  if (!(scale < S(1e6)) || (C - C.transpose()).cwiseAbs().maxCoeff() > S(1e-6) * scale) return false;
-  // positive semidefinite: the leading principal minors of C + tiny·I are ≥ 0
-  return C(0, 0) >= S(0) && C(1, 1) >= S(0) && C(2, 2) >= S(0) &&
-         C(0, 0) * C(1, 1) - C(0, 1) * C(1, 0) >= -S(1e-6) * scale * scale &&
-         C.determinant() >= -S(1e-6) * scale * scale * scale;
-}
-}  // namespace detail
-
 template <class S, int MaxFeet>
-class InvariantEkf {
+class InvariantEkf : public detail::ImuFilter<S, 15 + 3 * MaxFeet, true> {
   static_assert(MaxFeet >= 1, "talus::InvariantEkf needs MaxFeet >= 1");
+  using Base = detail::ImuFilter<S, 15 + 3 * MaxFeet, true>;
+  using Base::ba_, Base::bg_, Base::failure_, Base::initialized_, Base::P_, Base::p_, Base::R_, Base::v_;
+  using Base::check_imu, Base::fail, Base::sq, Base::succeed;
 
  public:
   static constexpr int max_feet = MaxFeet;
-  static constexpr int dim = 15 + 3 * MaxFeet;  ///< covariance dimension
-  static constexpr int iR = 0, iv = 3, ip = 6, id = 9, ibg = 9 + 3 * MaxFeet, iba = 12 + 3 * MaxFeet;
-  using Covariance = Eigen::Matrix<S, dim, dim>;
+  using Base::dim, Base::iR, Base::iv, Base::ip, Base::ibg, Base::iba;
+  static constexpr int id = 9;  ///< the first foot's block: foot j at id + 3 j
+  using typename Base::Covariance;
   using Gain = Eigen::Matrix<S, dim, 3>;
   using Strip = Eigen::Matrix<S, 3, dim>;
-
-  ImuNoise<S> noise;
-  ImuRange<S> range;
-  Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));
+  using Base::gravity, Base::noise, Base::range;
 
   /// Starts the estimate at (R, v, p) with zero biases and no foot in contact; P from sigma.
   Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
-    using std::abs;
-    const bool rotation_ok = all_finite(R) &&
-                             (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
-                             R.determinant() > S(0);
-    if (!rotation_ok || !all_finite(v) || !all_finite(p) || !uncertainty_valid(sigma))
-      return fail(Status::invalid_input, EstimatorFailureReason::initial_invalid, -1);
-    R_ = rotation_renormalize(R);
-    v_ = v;
-    p_ = p;
-    bg_.setZero();
-    ba_.setZero();
-    P_.setIdentity();
-    // tilt and yaw in world axes: σ² of the world x, y components is the tilt's, z the yaw's
-    P_.template block<3, 3>(iR, iR) = Vector3<S>(sq(sigma.tilt), sq(sigma.tilt), sq(sigma.yaw)).asDiagonal();
-    P_.template block<3, 3>(iv, iv) = Matrix3<S>::Identity() * sq(sigma.velocity);
-    P_.template block<3, 3>(ip, ip) = Matrix3<S>::Identity() * sq(sigma.position);
-    P_.template block<3, 3>(ibg, ibg) = Matrix3<S>::Identity() * sq(sigma.gyro_bias);
-    P_.template block<3, 3>(iba, iba) = Matrix3<S>::Identity() * sq(sigma.accel_bias);
+    if (Status s = this->start(R, v, p, sigma); s != Status::ok) return s;
     for (int j = 0; j < MaxFeet; ++j) {
       d_[j].setZero();
       contact_[j] = false;
     }
-    initialized_ = true;
     report_ = EstimatorReport<S, MaxFeet>{};
     return succeed();
-  }
-
-  /// Orientation at rest from one accelerometer sample: talus::tilt_from_accelerometer.
-  static Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
-    return talus::tilt_from_accelerometer<S>(accel);
   }
 
   /// One IMU step: ω̃ (rad/s) and ã (m/s², specific force), both B axes, over dt (s).
   Status propagate(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
     if (Status s = check_imu(gyro, accel, dt); s != Status::ok) return s;
-    const Vector3<S> w = gyro - bg_, a = accel - ba_;
-    const Vector3<S> world_acc = R_ * a + gravity;
-    // covariance first: Φ uses the state before the step (Hartley 2020, eq. 45); T keeps P
-    // for a refusal
+    const typename Base::Mean next = this->propagate_mean(gyro, accel, dt);
+    // covariance with the state before the step (Hartley 2020, eq. 45); T keeps P for a refusal
     T_ = P_;
     apply_phi(P_, dt);  // P ← Φ P Φᵀ, in place
     add_process_noise(P_, dt);
-    const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
-    const Vector3<S> v_next = v_ + world_acc * dt;
-    const Vector3<S> p_next = p_ + v_ * dt + S(0.5) * world_acc * dt * dt;
-    if (!all_finite(P_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next)) {
+    if (!all_finite(P_) || !next.finite()) {
       P_ = T_;
       return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
     }
     mirror_upper(P_);
-    R_ = R_next;
-    v_ = v_next;
-    p_ = p_next;
+    this->take_mean(next);
     return succeed();
   }
 
@@ -305,61 +174,14 @@ class InvariantEkf {
     std::array<bool, MaxFeet> contact;
   };
   State state() const { return State{R_, v_, p_, bg_, ba_, d_, contact_}; }
-  const Matrix3<S>& rotation() const { return R_; }
-  const Vector3<S>& velocity() const { return v_; }                 ///< world axes (m/s)
-  Vector3<S> body_velocity() const { return R_.transpose() * v_; }  ///< B axes (m/s)
-  const Vector3<S>& position() const { return p_; }
-  const Vector3<S>& gyro_bias() const { return bg_; }
-  const Vector3<S>& accel_bias() const { return ba_; }
   const Vector3<S>& foot_position(int j) const { return d_[j >= 0 && j < MaxFeet ? j : 0]; }
   bool in_contact(int j) const { return j >= 0 && j < MaxFeet && contact_[j]; }
-  bool initialized() const { return initialized_; }
-  /// Motion the filter did not see (IMU samples lost or refused): P's velocity and position
-  /// blocks grow by velocity_std² and position_std² per axis (m/s, m; W axes). Nothing else
-  /// changes; invalid_input (P kept) for a value not in [0, 1e3) or before init.
-  Status add_unseen_motion(S velocity_std, S position_std) {
-    if (!initialized_ ||
-        !(velocity_std >= S(0) && velocity_std < S(1e3) && position_std >= S(0) && position_std < S(1e3)))
-      return Status::invalid_input;
-    P_.template block<3, 3>(iv, iv).diagonal().array() += sq(velocity_std);
-    P_.template block<3, 3>(ip, ip).diagonal().array() += sq(position_std);
-    return Status::ok;
-  }
-  const Covariance& covariance() const { return P_; }
   const EstimatorReport<S, MaxFeet>& report() const { return report_; }
-  const EstimatorFailure& failure() const { return failure_; }
 
  private:
-  static S sq(S x) { return x * x; }
-  static bool uncertainty_valid(const InitialUncertainty<S>& u) {
-    const S xs[] = {u.tilt, u.yaw, u.velocity, u.position, u.gyro_bias, u.accel_bias};
-    for (S x : xs)
-      if (!(x > S(0) && x < S(1e6))) return false;
-    return true;
-  }
-  bool noise_valid() const {
-    const S xs[] = {noise.gyro,          noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk,
-                    noise.foot_velocity, range.gyro,  range.accel};
-    for (S x : xs)
-      if (!(x > S(0) && x < S(1e6))) return false;
-    return all_finite(gravity) && gravity.norm() < S(1e3);
-  }
   static bool foot_valid(const FootMeasurement<S>& f) {
     return all_finite(f.position) && f.position.cwiseAbs().maxCoeff() <= S(10) &&
            detail::covariance3_valid(f.covariance);
-  }
-
-  Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
-    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
-    if (!noise_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
-    if (!all_finite(gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_invalid, -1);
-    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro))
-      return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
-    if (!all_finite(accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_invalid, -1);
-    if (!(accel.cwiseAbs().maxCoeff() < range.accel))
-      return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
-    if (!(dt > S(0) && dt <= S(0.1))) return fail(Status::invalid_input, EstimatorFailureReason::dt_invalid, -1);
-    return Status::ok;
   }
 
   // Every product of a covariance block is a lazyProduct (coefficient by coefficient): Eigen's
@@ -372,30 +194,17 @@ class InvariantEkf {
   /// same on the columns ((Φ T) Φᵀ); within each pass the blocks that others read change last
   /// (p reads v, v reads R, nothing reads p or the feet, the biases do not change).
   void apply_phi(Covariance& T, S dt) const {
-    const Matrix3<S> R_dt = R_ * dt, G_dt = skew<S>(gravity) * dt;
-    const Matrix3<S> V = skew<S>(v_) * R_dt, Pp = skew<S>(p_) * R_dt;
-    Matrix3<S> D[MaxFeet];
-    for (int j = 0; j < MaxFeet; ++j) D[j] = skew<S>(d_[j]) * R_dt;
-    // rows: Φ T
-    T.template middleRows<3>(ip) += dt * T.template middleRows<3>(iv);
-    T.template middleRows<3>(ip).noalias() -= Pp.lazyProduct(T.template middleRows<3>(ibg));
+    const typename Base::Phi f = this->phi(dt);
+    Matrix3<S> D[MaxFeet];  // A(d_j, bg) = −d_j^ R
+    for (int j = 0; j < MaxFeet; ++j) D[j] = skew<S>(d_[j]) * f.R_dt;
+    this->phi_rows(T, f);
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j])
         T.template middleRows<3>(id + 3 * j).noalias() -= D[j].lazyProduct(T.template middleRows<3>(ibg));
-    T.template middleRows<3>(iv).noalias() += G_dt.lazyProduct(T.template middleRows<3>(iR));
-    T.template middleRows<3>(iv).noalias() -= V.lazyProduct(T.template middleRows<3>(ibg));
-    T.template middleRows<3>(iv).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(iba));
-    T.template middleRows<3>(iR).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(ibg));
-    // columns: (Φ T) Φᵀ
-    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
-    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg).lazyProduct(Pp.transpose());
+    this->phi_cols(T, f);
     for (int j = 0; j < MaxFeet; ++j)
       if (contact_[j])
         T.template middleCols<3>(id + 3 * j).noalias() -= T.template middleCols<3>(ibg).lazyProduct(D[j].transpose());
-    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR).lazyProduct(G_dt.transpose());
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg).lazyProduct(V.transpose());
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba).lazyProduct(R_dt.transpose());
-    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg).lazyProduct(R_dt.transpose());
   }
 
   /// P += Φ Ad Q Adᵀ Φᵀ dt to first order in dt: Ad Q Adᵀ dt. With isotropic densities the
@@ -532,24 +341,10 @@ class InvariantEkf {
     contact_ = s.contact;
   }
 
-  Status fail(Status s, EstimatorFailureReason r, int foot) {
-    failure_ = EstimatorFailure{s, r, foot};
-    return s;
-  }
-  Status succeed() {
-    failure_ = EstimatorFailure{};
-    return Status::ok;
-  }
-
-  Matrix3<S> R_ = Matrix3<S>::Identity();
-  Vector3<S> v_ = Vector3<S>::Zero(), p_ = Vector3<S>::Zero(), bg_ = Vector3<S>::Zero(), ba_ = Vector3<S>::Zero();
   std::array<Vector3<S>, MaxFeet> d_{};
   std::array<bool, MaxFeet> contact_{};
-  Covariance P_ = Covariance::Identity();
   Covariance T_ = Covariance::Zero(), saved_P_ = Covariance::Zero();
   EstimatorReport<S, MaxFeet> report_{};
-  EstimatorFailure failure_{};
-  bool initialized_ = false;
 };
 
 }  // namespace talus

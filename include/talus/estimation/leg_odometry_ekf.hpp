@@ -90,7 +90,7 @@
 
 #include <Eigen/Core>
 
-#include <talus/estimation/invariant_ekf.hpp>
+#include <talus/estimation/imu_filter.hpp>
 #include <talus/linalg/cholesky.hpp>
 #include <talus/linalg/finite.hpp>
 #include <talus/math/rotation.hpp>
@@ -121,21 +121,21 @@ struct LegOdometryReport {
 };
 
 template <class S, int MaxFeet>
-class LegOdometryEkf {
+class LegOdometryEkf : public detail::ImuFilter<S, 15, false> {
   static_assert(MaxFeet >= 1, "talus::LegOdometryEkf needs MaxFeet >= 1");
+  using Base = detail::ImuFilter<S, 15, false>;
+  using Base::ba_, Base::bg_, Base::failure_, Base::initialized_, Base::P_, Base::p_, Base::R_, Base::v_;
+  using Base::check_imu, Base::fail, Base::noise_valid, Base::sq, Base::succeed;
 
  public:
   static constexpr int max_feet = MaxFeet;
-  static constexpr int dim = 15;  ///< covariance dimension, whatever MaxFeet
-  static constexpr int iR = 0, iv = 3, ip = 6, ibg = 9, iba = 12;
-  using Covariance = Eigen::Matrix<S, dim, dim>;
+  using Base::dim, Base::iR, Base::iv, Base::ip, Base::ibg, Base::iba;  // dim 15, whatever MaxFeet
+  using typename Base::Covariance;
   using Delta = Eigen::Matrix<S, dim, 1>;
   using Feet = std::array<FootOdometry<S>, MaxFeet>;
   using Contacts = std::array<bool, MaxFeet>;
 
-  ImuNoise<S> noise;  ///< foot_velocity is not used (no foot in the state)
-  ImuRange<S> range;
-  Vector3<S> gravity = Vector3<S>(S(0), S(0), S(-9.81));
+  using Base::gravity, Base::noise, Base::range;  // noise.foot_velocity is not used (no foot in the state)
   S foot_height = S(0);    ///< m: a touching foot frame's height above the ground plane z = 0; the
                            ///< foot is a sphere of this radius centred on the frame (it rolls)
   S ground_std = S(5e-3);  ///< σ_ground (m): the ground's unevenness, the foot's rolling contact
@@ -146,53 +146,26 @@ class LegOdometryEkf {
 
   /// Starts the estimate at (R, v, p) with zero biases; P from sigma (as InvariantEkf::init).
   Status init(const Matrix3<S>& R, const Vector3<S>& v, const Vector3<S>& p, const InitialUncertainty<S>& sigma = {}) {
-    const bool rotation_ok = all_finite(R) &&
-                             (R.transpose() * R - Matrix3<S>::Identity()).cwiseAbs().maxCoeff() <= S(1e-4) &&
-                             R.determinant() > S(0);
-    if (!rotation_ok || !all_finite(v) || !all_finite(p) || !uncertainty_valid(sigma))
-      return fail(Status::invalid_input, EstimatorFailureReason::initial_invalid, -1);
-    R_ = rotation_renormalize(R);
-    v_ = v;
-    p_ = p;
-    bg_.setZero();
-    ba_.setZero();
+    if (Status s = this->start(R, v, p, sigma); s != Status::ok) return s;
     gyro_.setZero();
     dt_ = S(0);
-    P_.setZero();
-    P_.template block<3, 3>(iR, iR) = Vector3<S>(sq(sigma.tilt), sq(sigma.tilt), sq(sigma.yaw)).asDiagonal();
-    P_.template block<3, 3>(iv, iv) = Matrix3<S>::Identity() * sq(sigma.velocity);
-    P_.template block<3, 3>(ip, ip) = Matrix3<S>::Identity() * sq(sigma.position);
-    P_.template block<3, 3>(ibg, ibg) = Matrix3<S>::Identity() * sq(sigma.gyro_bias);
-    P_.template block<3, 3>(iba, iba) = Matrix3<S>::Identity() * sq(sigma.accel_bias);
-    initialized_ = true;
     report_ = LegOdometryReport<S, MaxFeet>{};
     return succeed();
-  }
-
-  /// Orientation at rest from one accelerometer sample (talus::tilt_from_accelerometer).
-  static Matrix3<S> tilt_from_accelerometer(const Vector3<S>& accel) {
-    return talus::tilt_from_accelerometer<S>(accel);
   }
 
   /// One IMU step: ω̃ (rad/s) and ã (m/s², specific force), both B axes, over dt (s).
   Status propagate(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
     if (Status s = check_imu(gyro, accel, dt); s != Status::ok) return s;
-    const Vector3<S> w = gyro - bg_, a = accel - ba_;
-    const Vector3<S> world_acc = R_ * a + gravity;
+    const typename Base::Mean next = this->propagate_mean(gyro, accel, dt);
     saved_P_ = P_;      // the one copy: an overflow restores it
     apply_phi(P_, dt);  // Φ P Φᵀ in place, with the state before the step
     add_process_noise(P_, dt);
     symmetrize(P_);
-    const Matrix3<S> R_next = rotation_renormalize<S>(R_ * rotation_exp<S>(w * dt));
-    const Vector3<S> v_next = v_ + world_acc * dt;
-    const Vector3<S> p_next = p_ + v_ * dt + S(0.5) * world_acc * dt * dt;
-    if (!all_finite(P_) || !all_finite(R_next) || !all_finite(v_next) || !all_finite(p_next)) {
+    if (!all_finite(P_) || !next.finite()) {
       P_ = saved_P_;
       return fail(Status::overflow, EstimatorFailureReason::overflow, -1);
     }
-    R_ = R_next;
-    v_ = v_next;
-    p_ = p_next;
+    this->take_mean(next);
     gyro_ = gyro;
     dt_ = dt;
     return succeed();
@@ -280,42 +253,9 @@ class LegOdometryEkf {
     Vector3<S> v, p, gyro_bias, accel_bias;
   };
   State state() const { return State{R_, v_, p_, bg_, ba_}; }
-  const Matrix3<S>& rotation() const { return R_; }
-  const Vector3<S>& velocity() const { return v_; }                 ///< world axes (m/s)
-  Vector3<S> body_velocity() const { return R_.transpose() * v_; }  ///< B axes (m/s)
-  const Vector3<S>& position() const { return p_; }
-  const Vector3<S>& gyro_bias() const { return bg_; }
-  const Vector3<S>& accel_bias() const { return ba_; }
-  bool initialized() const { return initialized_; }
-  /// Motion the filter did not see (IMU samples lost or refused): P's velocity and position
-  /// blocks grow by velocity_std² and position_std² per axis (m/s, m; W axes). Nothing else
-  /// changes; invalid_input (P kept) for a value not in [0, 1e3) or before init.
-  Status add_unseen_motion(S velocity_std, S position_std) {
-    if (!initialized_ ||
-        !(velocity_std >= S(0) && velocity_std < S(1e3) && position_std >= S(0) && position_std < S(1e3)))
-      return Status::invalid_input;
-    P_.template block<3, 3>(iv, iv).diagonal().array() += sq(velocity_std);
-    P_.template block<3, 3>(ip, ip).diagonal().array() += sq(position_std);
-    return Status::ok;
-  }
-  const Covariance& covariance() const { return P_; }
   const LegOdometryReport<S, MaxFeet>& report() const { return report_; }
-  const EstimatorFailure& failure() const { return failure_; }
 
  private:
-  static S sq(S x) { return x * x; }
-  static bool uncertainty_valid(const InitialUncertainty<S>& u) {
-    const S xs[] = {u.tilt, u.yaw, u.velocity, u.position, u.gyro_bias, u.accel_bias};
-    for (S x : xs)
-      if (!(x > S(0) && x < S(1e6))) return false;
-    return true;
-  }
-  bool noise_valid() const {
-    const S xs[] = {noise.gyro, noise.accel, noise.gyro_bias_walk, noise.accel_bias_walk, range.gyro, range.accel};
-    for (S x : xs)
-      if (!(x > S(0) && x < S(1e6))) return false;
-    return all_finite(gravity) && gravity.norm() < S(1e3);
-  }
   bool settings_valid() const {
     using std::abs;
     return noise_valid() && ground_std > S(0) && ground_std < S(1e3) && abs(foot_height) <= S(10) &&
@@ -326,19 +266,6 @@ class LegOdometryEkf {
            f.velocity.cwiseAbs().maxCoeff() <= S(10) && all_finite(f.angular_velocity) &&
            f.angular_velocity.cwiseAbs().maxCoeff() <= S(100) && detail::covariance3_valid(f.position_covariance) &&
            detail::covariance3_valid(f.velocity_covariance);
-  }
-
-  Status check_imu(const Vector3<S>& gyro, const Vector3<S>& accel, S dt) {
-    if (!initialized_) return fail(Status::invalid_input, EstimatorFailureReason::not_initialized, -1);
-    if (!noise_valid()) return fail(Status::invalid_input, EstimatorFailureReason::noise_invalid, -1);
-    if (!all_finite(gyro)) return fail(Status::invalid_input, EstimatorFailureReason::gyro_invalid, -1);
-    if (!(gyro.cwiseAbs().maxCoeff() < range.gyro))
-      return fail(Status::invalid_input, EstimatorFailureReason::gyro_saturated, -1);
-    if (!all_finite(accel)) return fail(Status::invalid_input, EstimatorFailureReason::accel_invalid, -1);
-    if (!(accel.cwiseAbs().maxCoeff() < range.accel))
-      return fail(Status::invalid_input, EstimatorFailureReason::accel_saturated, -1);
-    if (!(dt > S(0) && dt <= S(0.1))) return fail(Status::invalid_input, EstimatorFailureReason::dt_invalid, -1);
-    return Status::ok;
   }
 
   static void symmetrize(Covariance& P) {
@@ -362,23 +289,12 @@ class LegOdometryEkf {
       }
   }
 
-  /// P ← Φ P Φᵀ in place (InvariantEkf::apply_phi without the feet): rows, then columns; in
-  /// each pass the blocks that others read change last (p reads v, v reads R).
+  /// P ← Φ P Φᵀ in place: detail::ImuFilter's rows and columns pass (this filter has no other
+  /// group blocks).
   void apply_phi(Covariance& T, S dt) const {
-    const Matrix3<S> R_dt = R_ * dt, G_dt = skew<S>(gravity) * dt;
-    const Matrix3<S> V = skew<S>(v_) * R_dt, Pp = skew<S>(p_) * R_dt;
-    T.template middleRows<3>(ip) += dt * T.template middleRows<3>(iv);
-    T.template middleRows<3>(ip).noalias() -= Pp.lazyProduct(T.template middleRows<3>(ibg));
-    T.template middleRows<3>(iv).noalias() += G_dt.lazyProduct(T.template middleRows<3>(iR));
-    T.template middleRows<3>(iv).noalias() -= V.lazyProduct(T.template middleRows<3>(ibg));
-    T.template middleRows<3>(iv).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(iba));
-    T.template middleRows<3>(iR).noalias() -= R_dt.lazyProduct(T.template middleRows<3>(ibg));
-    T.template middleCols<3>(ip) += dt * T.template middleCols<3>(iv);
-    T.template middleCols<3>(ip).noalias() -= T.template middleCols<3>(ibg).lazyProduct(Pp.transpose());
-    T.template middleCols<3>(iv).noalias() += T.template middleCols<3>(iR).lazyProduct(G_dt.transpose());
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(ibg).lazyProduct(V.transpose());
-    T.template middleCols<3>(iv).noalias() -= T.template middleCols<3>(iba).lazyProduct(R_dt.transpose());
-    T.template middleCols<3>(iR).noalias() -= T.template middleCols<3>(ibg).lazyProduct(R_dt.transpose());
+    const typename Base::Phi f = this->phi(dt);
+    this->phi_rows(T, f);
+    this->phi_cols(T, f);
   }
 
   /// P += Ad Q Adᵀ dt: the gyroscope's noise through W = [I; v^; p^] on the 9 × 9 block of
@@ -488,24 +404,10 @@ class LegOdometryEkf {
     return Status::ok;
   }
 
-  Status fail(Status s, EstimatorFailureReason r, int foot) {
-    failure_ = EstimatorFailure{s, r, foot};
-    return s;
-  }
-  Status succeed() {
-    failure_ = EstimatorFailure{};
-    return Status::ok;
-  }
-
-  Matrix3<S> R_ = Matrix3<S>::Identity();
-  Vector3<S> v_ = Vector3<S>::Zero(), p_ = Vector3<S>::Zero(), bg_ = Vector3<S>::Zero(), ba_ = Vector3<S>::Zero();
   Vector3<S> gyro_ = Vector3<S>::Zero();  ///< ω̃ of the last propagate
   S dt_ = S(0);                           ///< dt of the last propagate (0: none since init)
-  Covariance P_ = Covariance::Identity();
   Covariance saved_P_ = Covariance::Zero();
   LegOdometryReport<S, MaxFeet> report_{};
-  EstimatorFailure failure_{};
-  bool initialized_ = false;
 };
 
 }  // namespace talus
