@@ -79,8 +79,8 @@
 namespace talus_target {
 namespace {
 
-using S = ContactScalar;
-using Model = ContactSoloModel;
+using S = Scalar;
+using Model = SoloModel;
 using Ref = talus_target_ref::solo12;
 using CRef = talus_target_contact_ref::solo12;
 constexpr int nv = Model::nv, nq = Model::nq;
@@ -204,7 +204,7 @@ struct Worst {
 };
 
 struct Checker {
-  ContactTally tally;
+  Tally tally;
   void check(bool ok, const char* variant, const char* what, int s, const char* detail = "") {
     ++tally.checks;
     if (ok) return;
@@ -271,7 +271,7 @@ double tol_of(double cond) {
 
 }  // namespace
 
-ContactTally run_contact_checks(const Model& model, talus::Data<Model>& data) {
+Tally run_contact_checks(const Model& model, talus::Data<Model>& data) {
   Checker chk;
   if (g_problem == nullptr) {
     g_problem = ::new (static_cast<void*>(g_problem_storage)) Problem();

@@ -5,26 +5,16 @@
 // written by targets/host/contact_reference.cpp). Linked into talus_target_test, so on bare
 // metal the image check of target_<name>_no_heap covers the contact solvers too.
 #include <talus/model/data.hpp>
-#include <talus/models/solo12.hpp>
 
-#ifndef TALUS_TARGET_SCALAR
-#define TALUS_TARGET_SCALAR double
-#endif
+#include "target_model.hpp"
+#include "target_support.hpp"
 
 namespace talus_target {
-
-using ContactScalar = TALUS_TARGET_SCALAR;
-using ContactSoloModel = talus::models::solo12::Model<ContactScalar>;
-
-struct ContactTally {
-  int checks = 0;
-  int failures = 0;
-};
 
 /// Runs the contact checks (Lemke with the feet at rest and moving, PGS on exact cones) at
 /// every reference state with `data` as the workspace, prints the results through
 /// talus::port::log_write (worst errors, pivots and sweeps, stack on Cortex-M, sizes), and
 /// returns how many checks ran and failed.
-ContactTally run_contact_checks(const ContactSoloModel& model, talus::Data<ContactSoloModel>& data);
+Tally run_contact_checks(const SoloModel& model, talus::Data<SoloModel>& data);
 
 }  // namespace talus_target

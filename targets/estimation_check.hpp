@@ -6,25 +6,14 @@
 // input (a NaN IMU sample, a saturated accelerometer) refused with the state kept, an unknown
 // foot refused at init. Linked into talus_target_test, so target_<name>_no_heap covers the
 // estimator too.
-#include <talus/models/solo12.hpp>
-
-#ifndef TALUS_TARGET_SCALAR
-#define TALUS_TARGET_SCALAR double
-#endif
+#include "target_model.hpp"
+#include "target_support.hpp"
 
 namespace talus_target {
-
-using EstimationScalar = TALUS_TARGET_SCALAR;
-using EstimationSoloModel = talus::models::solo12::Model<EstimationScalar>;
-
-struct EstimationTally {
-  int checks = 0;
-  int failures = 0;
-};
 
 /// Runs the estimator checks on `model` (each estimator has its own Data), prints the results
 /// through talus::port::log_write (worst errors against their tolerances, counter ticks per
 /// update, stack per update on Cortex-M, sizes), and returns how many checks ran and failed.
-EstimationTally run_estimation_checks(const EstimationSoloModel& model);
+Tally run_estimation_checks(const SoloModel& model);
 
 }  // namespace talus_target

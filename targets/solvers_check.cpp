@@ -13,7 +13,7 @@
 namespace talus_target {
 namespace {
 
-using S = SolverScalar;
+using S = Scalar;
 using TV = SoloModel::TangentVector;
 using CV = SoloModel::ConfigVector;
 constexpr bool is_float = sizeof(S) == sizeof(float);

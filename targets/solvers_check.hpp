@@ -4,16 +4,11 @@
 // image check of target_<name>_no_heap (no malloc linked) covers every solver, not only the
 // two that target_test.cpp compares with the host.
 #include <talus/constraints.hpp>
-#include <talus/models/solo12.hpp>
 
-#ifndef TALUS_TARGET_SCALAR
-#define TALUS_TARGET_SCALAR double
-#endif
+#include "target_model.hpp"
 
 namespace talus_target {
 
-using SolverScalar = TALUS_TARGET_SCALAR;
-using SoloModel = talus::models::solo12::Model<SolverScalar>;
 using SoloFeet = talus::ConstraintSet<SoloModel, 12>;
 
 /// One comparison: err ≤ tol passes (NaN fails), and status must be ok.

@@ -28,6 +28,17 @@ namespace talus_target {
 /// (rt/log.hpp; `l << talus::rt::sci(x)`, `l << talus::rt::hex(bits)`, then `l.write()`).
 using Line = talus::rt::LogLine<200>;
 
+/// How many checks ran and how many of them failed (each check program's result).
+struct Tally {
+  int checks = 0;
+  int failures = 0;
+  Tally& operator+=(const Tally& other) {
+    checks += other.checks;
+    failures += other.failures;
+    return *this;
+  }
+};
+
 #if defined(TALUS_TARGET_STACK_PAINT)
 extern "C" std::uint32_t _sstack, _estack;  // port/cortex-m/mps2.ld
 

@@ -142,11 +142,7 @@ using talus_target::Line;
 
 // --- checks ---------------------------------------------------------------------------------
 
-struct Tally {
-  int checks = 0;
-  int failures = 0;
-};
-Tally g_tally;
+talus_target::Tally g_tally;
 
 /// max |x − r| / max |r| over the n entries (norm-wise relative error in the max norm).
 [[maybe_unused]] double rel_err(const S* x, const double* r, int n) {
@@ -672,15 +668,11 @@ int talus_target_main() {
   check_all_solvers<talus_target_ref::solo12>();
   {
     // unilateral contact with friction (contact_check.cpp)
-    const talus_target::ContactTally ct = talus_target::run_contact_checks(g_solo, g_solo_data);
-    g_tally.checks += ct.checks;
-    g_tally.failures += ct.failures;
+    g_tally += talus_target::run_contact_checks(g_solo, g_solo_data);
   }
   {
     // the floating-base state estimator (estimation_check.cpp)
-    const talus_target::EstimationTally et = talus_target::run_estimation_checks(g_solo);
-    g_tally.checks += et.checks;
-    g_tally.failures += et.failures;
+    g_tally += talus_target::run_estimation_checks(g_solo);
   }
   const std::uint64_t t1 = talus::port::now_ns(), c1 = talus::port::cycles();
   l << "reference checks took " << (t1 - t0) / 1000 << " us, " << (c1 - c0) << " counter ticks";

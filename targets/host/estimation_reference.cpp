@@ -17,7 +17,7 @@
 //                    swings (HFE +0.4, KFE -0.8 rad at the top, sin² profile) and lands on the
 //                    same spot at step 340 (bit 1 again)
 //
-// The world feet are level at foot_height = 1 cm (the encoders are solved for the tilted base),
+// The world feet are level at foot_height = 0 (point feet; the encoders are solved for the tilted base),
 // so the flat-ground measurement of LegOdometryEkf holds as well as InvariantEkf's. Step k's
 // IMU sample is the one the filters integrate over (t_{k-1}, t_k]: gyro_k the rate over that
 // interval, accel_k = R_{k-1}ᵀ (−g) (the filters' first-order step uses R before the step, so
@@ -42,6 +42,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -54,11 +55,17 @@ namespace {
 namespace solo = talus::models::solo12;
 constexpr int kSteps = 400;
 constexpr double kDt = 1e-3;
-constexpr double kFootHeight = 0.01;
+// Point feet: the sequence pins each foot frame while its leg turns under the rotating base, which
+// a round foot would not do (LegOdometryEkf takes a foot of radius foot_height as rolling).
+constexpr double kFootHeight = 0.0;
 constexpr int kChecks = 4;
 constexpr int kCheckpoints[kChecks] = {99, 249, 309, 399};
 constexpr int kRotateBegin = 100, kRotateEnd = 250, kLift = 280, kLand = 340;
-constexpr int kBadInputStep = 200;  // the target tries its bad samples before this step's update
+// The target tries three bad samples before this step's update, and so does run() here: a
+// refused update's time counts (LeggedEstimator propagates the next accepted sample over it
+// and adds its unseen motion to P), so both sides must make the same calls. At rest, where the
+// truth does not move over the extra time.
+constexpr int kBadInputStep = 50;
 constexpr const char* kFeet[4] = {"FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"};
 
 using M = solo::Model<double>;
@@ -201,6 +208,19 @@ Estimates run(const Sequence& seq) {
   int c = 0;
   for (int k = 0; k < kSteps; ++k) {
     const Step& st = seq.steps[k];
+    if (k == kBadInputStep) {  // estimation_check.cpp's three refused samples
+      using V3 = talus::Vector3<S>;
+      const S nan = std::numeric_limits<S>::quiet_NaN();
+      const V3 gyro = st.gyro.cast<S>(), accel = st.accel.cast<S>();
+      const V3 bad_gyro[3] = {V3(nan, S(0), S(0)), gyro, gyro};
+      const V3 bad_accel[3] = {accel, V3(S(0), nan, S(9.81)), V3(S(0), S(0), S(300))};
+      for (int b = 0; b < 3; ++b)
+        if (est->update(bad_gyro[b], bad_accel[b], st.enc.cast<S>(), st.rates.cast<S>(), st.touching, S(kDt)) !=
+            talus::Status::invalid_input) {
+          std::fprintf(stderr, "talus_target_estimation_reference: bad sample %d not refused\n", b);
+          std::exit(1);
+        }
+    }
     const talus::Status status =
         est->update(st.gyro.cast<S>(), st.accel.cast<S>(), st.enc.cast<S>(), st.rates.cast<S>(), st.touching, S(kDt));
     if (status != talus::Status::ok) {
