@@ -38,15 +38,15 @@ Environment:
   TALUS_FOOTPRINT_BEFORE_FILE     the file the before/after table reads (default the newest
                                   targets/footprint/before-*.txt)
 
-Needs: Python 3.11 standard library (Debian 12's /usr/bin/python3) and what
+Needs: Python 3.9 or later, standard library only (Debian 12's /usr/bin/python3 is 3.11), and what
 tools/setup-debian.sh installs (cmake, the cross compilers, qemu-system-arm, qemu-user,
 valgrind, arm-none-eabi binutils). Takes about 4 minutes from a fresh clone on 2 cores plus
 about 4.5 minutes of compiling the controller images and compact probes at -j1; about a minute
 and a half when everything is built.
 
-The Markdown it writes must stay byte-identical for identical measurements (so that
-bench/RESULTS.md does not churn): the number formatting below follows the awk (mawk) of the
-shell version this replaced, see awk_str() and awk_d().
+bench/RESULTS.md holds the section with its numbers formatted as mawk formats them; so that
+identical measurements give a byte-identical section (and RESULTS.md does not churn), the
+numbers here are formatted the same way: see awk_str() and awk_d().
 """
 
 import datetime
@@ -149,11 +149,11 @@ def decode(data):
     return data.decode("utf-8", errors="surrogateescape")
 
 
-def run(cmd, cwd=None, env=None, timeout=None):
+def run(cmd, cwd=None, env=None):
     """Run cmd with stdout and stderr together -> (exit status, output)."""
     full_env = None if env is None else {**os.environ, **env}
     proc = subprocess.run(cmd, cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return proc.returncode, decode(proc.stdout)
 
 
@@ -182,7 +182,7 @@ def tail(text, n):
 
 
 # --- awk's fields and numbers ------------------------------------------------------------
-# The report's numbers were formatted by mawk; these helpers keep the text identical.
+# RESULTS.md's section has mawk's number formatting; these helpers reproduce it exactly.
 
 FIELD_SEP = re.compile(r"[ \t\n]+")
 AWK_NUMBER = re.compile(r"[ \t\n\r\f\v]*([-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?)")
@@ -1159,7 +1159,8 @@ def section_checksums(m):
         sums.append(f"{v} {chr(10).join(found)}")
     sums = "; ".join(sums)
     distinct = {fields(piece)[1] for piece in sums.split(";") if len(fields(piece)) == 2}
-    out = [f"Checksums of the outputs (sum of RNEA, ABA and constrained q̈ over the states): {sums}."]
+    out = ["Checksums of the outputs (sum of RNEA, ABA and constrained q̈ over the states):"
+           f" {sums}."]
     if len(distinct) > 1:
         out += [
             "They differ in the last bits between variants: the same operations, but GCC contracts multiply-adds into FMA",
@@ -1587,8 +1588,9 @@ def measure_before(commit, jobs, shift, tmp, t_start):
     say(f"before ({short}): running the probes (Cortex-M7 under QEMU -icount, x86-64 under"
         " callgrind)")
     m = Measurements(shift, tmp)
-    run_cortex_m(m, "m7", "mps2-an500", f"{wt}/{footprint_path('cortex-m7', 'talus_footprint_probe')}")
-    run_callgrind(m, "x86", f"{wt}/{footprint_path('x86-64', 'talus_footprint_probe')}")
+    run_cortex_m(m, "m7", "mps2-an500",
+                 os.path.join(wt, footprint_path("cortex-m7", "talus_footprint_probe")))
+    run_callgrind(m, "x86", os.path.join(wt, footprint_path("x86-64", "talus_footprint_probe")))
     out_file = f"targets/footprint/before-{short}.txt"
     today = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
     lines = [
