@@ -460,6 +460,195 @@ bool any_contact_slides(const CP& cp, ContactLevel level) {
   return false;
 }
 
+/// The exact-cone problem's units (cone_forces): unit a is the contact or limit row
+/// ws.unit_row[a]; row[a][i] is the problem row of its component i (0 the normal, 1 and 2 the
+/// tangents), or −1 where the component is inert (a limit's or a sliding contact's tangents).
+template <class S, int MaxUnits>
+struct ConeUnits {
+  using Scalar = S;
+  int k = 0, slides = 0;
+  int row[MaxUnits][3] = {};
+  bool slide[MaxUnits] = {};
+  S dir[MaxUnits][2] = {};  ///< sliding units: v̂ in (t₁, t₂) coefficients
+  S kmu[MaxUnits] = {};     ///< sliding units: μ of the kinetic friction (0 otherwise)
+};
+
+/// Phase 1: the units, contacts first, then the limits' active sides; ws.unit_row,
+/// ws.unit_limit and ws.mu (μ for a sticking contact's cone, 0 for a normal-only unit).
+template <class CP, class Units>
+void cone_units(CP& cp, ContactLevel level, Units& u, ContactReport<typename CP::S>& report) {
+  using S = typename CP::S;
+  auto& ws = cp.ws;
+  ws.mu.resize(CP::max_cone_units);
+  const auto add = [&](int r, bool limit, bool slides, S mu) {
+    const int a = u.k++;
+    ws.unit_row[a] = r;
+    ws.unit_limit[a] = limit;
+    ws.mu(a) = slides || limit ? S(0) : mu;
+    u.slide[a] = slides;
+    for (int i = 0; i < 3; ++i) u.row[a][i] = limit || slides ? (i == 0 ? r : -1) : r + i;
+  };
+  for (int i = 0; i < cp.size(); ++i) {
+    const int r = ws.contact_row[i];
+    if (r < 0) continue;
+    const auto& c = cp.contact(i);
+    const bool slides = contact_slides(cp, i, level, u.dir[u.k]);
+    (void)cp.store_sliding(i, slides);  // i < cp.size(): always ok
+    u.slides += slides;
+    u.kmu[u.k] = slides ? c.mu : S(0);
+    add(r, false, slides, c.mu);
+    report.contacts += 1;
+  }
+  report.sliding = u.slides;
+  for (int l = 0; l < cp.limits(); ++l)
+    for (int side = 0; side < 2; ++side)
+      if (const int r = ws.limit_row[l][side]; r >= 0) {
+        add(r, true, false, S(0));
+        report.limit_rows += 1;
+      }
+  ws.mu.conservativeResize(u.k);
+  report.unknowns = 3 * u.k;
+}
+
+/// The kinetic friction of sliding unit bb seen by unknown ia: −μ v̂ᵀ D(row, t rows of bb); and
+/// its split (cone_forces' comment): the part in the solver's W (a positive diagonal) and the
+/// part in the load.
+template <class WS, class Units>
+typename Units::Scalar cone_kinetic(const WS& ws, const Units& u, int ia, int bb) {
+  using S = typename Units::Scalar;
+  const int ra = u.row[ia / 3][ia % 3], rb = ws.unit_row[bb];
+  return ra < 0 ? S(0) : -u.kmu[bb] * (ws.D(ra, rb + 1) * u.dir[bb][0] + ws.D(ra, rb + 2) * u.dir[bb][1]);
+}
+template <class WS, class Units>
+typename Units::Scalar cone_kinetic_in_w(const WS& ws, const Units& u, int ia, int bb) {
+  using S = typename Units::Scalar;
+  return ia == 3 * bb ? std::max(cone_kinetic(ws, u, ia, bb), S(0)) : S(0);
+}
+template <class WS, class Units>
+typename Units::Scalar cone_kinetic_in_load(const WS& ws, const Units& u, int ia, int bb) {
+  return cone_kinetic(ws, u, ia, bb) - cone_kinetic_in_w(ws, u, ia, bb);
+}
+
+/// Phase 2: the solver's W and b from the rows (ws.D, ws.free), the level's terms on the
+/// normals and a sliding unit's positive kinetic diagonal; an inert component's W = 1, b = 0.
+template <class CP, class Units, class Gap>
+void assemble_cone_problem(CP& cp, ContactLevel level, typename CP::S h, typename CP::S cfm, typename CP::S erp,
+                           const Gap& gap, const ContactOptionsOf<CP>& opt, const Units& u) {
+  using S = typename CP::S;
+  auto& ws = cp.ws;
+  const int n = 3 * u.k;
+  ws.W.setZero(n, n);
+  ws.b.setZero(n);
+  for (int a = 0; a < u.k; ++a)
+    for (int i = 0; i < 3; ++i) {
+      const int ra = u.row[a][i], ia = 3 * a + i;
+      if (ra < 0) {
+        ws.W(ia, ia) = S(1);
+        continue;
+      }
+      for (int bb = 0; bb < u.k; ++bb)
+        for (int j = 0; j < 3; ++j)
+          if (const int rb = u.row[bb][j]; rb >= 0) ws.W(ia, 3 * bb + j) = ws.D(ra, rb);
+      ws.b(ia) = ws.free(ra);
+      if (u.slide[a]) ws.W(ia, ia) += cone_kinetic_in_w(ws, u, ia, a);
+      if (i != 0) continue;
+      const RowTerms<S> t = row_terms(level, ws.unit_limit[a], opt, ws.row_velocity(ra), gap(ra), h, cfm, erp);
+      ws.b(ia) += t.rhs;
+      ws.W(ia, ia) += t.diag;
+    }
+}
+
+/// Phase 3: the start ws.f: the previous step's forces (options.cone.warm_start; a sliding
+/// unit's tangents inert), else the sticking guess in ws.phi when `guessed` and nothing slides
+/// (copt then warm-starts from it), else zero.
+template <class CP, class Units>
+void cone_start(CP& cp, const Units& u, bool guessed, const ContactOptionsOf<CP>& opt,
+                ConeSolverOptions<typename CP::S>& copt) {
+  auto& ws = cp.ws;
+  ws.f.setZero(3 * u.k);
+  if (opt.cone.warm_start) {
+    for (int a = 0, i = 0; i < cp.size(); ++i)
+      if (ws.contact_row[i] >= 0) {
+        ws.f.template segment<3>(3 * a) = ws.previous_force[i];
+        if (u.slide[a]) ws.f.template segment<2>(3 * a + 1).setZero();  // inert tangents
+        ++a;
+      }
+  } else if (guessed && u.slides == 0) {  // limit units from 0
+    for (int a = 0; a < u.k; ++a)
+      if (!ws.unit_limit[a]) ws.f.template segment<3>(3 * a) = ws.phi.template segment<3>(ws.unit_row[a]);
+    copt.warm_start = true;
+  }
+}
+
+/// Phase 4: the solver's passes (one when nothing slides): b = b₀ + L(f), solve from f with a
+/// quarter of the tolerances (headroom for the load's change), until f passes the check of the
+/// true problem (W f + b₀ + L(f) is its σ) at the caller's tolerances; the passes share the cap.
+template <class CP, class Units>
+Status cone_passes(CP& cp, const Units& u, const ContactOptionsOf<CP>& opt, ConeSolverOptions<typename CP::S> copt,
+                   ContactReport<typename CP::S>& report) {
+  using S = typename CP::S;
+  auto& ws = cp.ws;
+  const int n = 3 * u.k;
+  typename CP::Workspace::ConeStorage::Vector b0 = ws.b;
+  const auto load_b = [&] {
+    for (int ia = 0; ia < n; ++ia) {
+      S load = S(0);
+      for (int bb = 0; bb < u.k; ++bb)
+        if (u.slide[bb]) load += cone_kinetic_in_load(ws, u, ia, bb) * ws.f(3 * bb);
+      ws.b(ia) = b0(ia) + load;
+    }
+  };
+  // the true (non-symmetric) operator, W plus the load's columns, read entry by entry (never
+  // stored): the check of every pass is on it and b₀, so the residuals reported are the true ones
+  using ConeMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
+  const auto true_w = ConeMatrix::NullaryExpr(n, n, [&](Eigen::Index ia, Eigen::Index jb) {
+    const int bb = static_cast<int>(jb / 3);
+    return jb % 3 == 0 && u.slide[bb] ? ws.W(ia, jb) + cone_kinetic_in_load(ws, u, static_cast<int>(ia), bb)
+                                      : ws.W(ia, jb);
+  });
+  if (u.slides > 0) {
+    copt.absolute_tolerance /= S(4);
+    copt.relative_tolerance /= S(4);
+  }
+  int used = 0;
+  Status s = Status::ok;
+  for (int pass = 0; pass <= opt.cone.max_iterations; ++pass) {
+    if (u.slides > 0) {
+      if (pass > 0 && used >= opt.cone.max_iterations) {
+        s = Status::not_converged;
+        report.cone.exit = ConeSolverExit::iteration_cap;
+        break;
+      }
+      copt.max_iterations = opt.cone.max_iterations - used;
+      load_b();
+    }
+    s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone)
+                                         : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone);
+    used += report.cone.iterations;
+    if (s != Status::ok || u.slides == 0) break;
+    load_b();
+    S sf = S(0), ss = S(0);
+    if (cone_check(true_w, b0, ws.mu, ws.f, u.k, opt.cone, ws.cone, report.cone, sf, ss)) break;
+    copt.warm_start = true;  // a pass with 0 iterations passed this check: each further one costs ≥ 1
+  }
+  report.cone.iterations = used;
+  return s;
+}
+
+/// Phase 5: the row forces ws.phi from the units' forces; a sliding unit's tangents carry the
+/// kinetic friction f_t = −μ f_n v̂ of its normal column.
+template <class CP, class Units>
+void scatter_cone_forces(CP& cp, const Units& u) {
+  auto& ws = cp.ws;
+  ws.phi.setZero(ws.rows);
+  for (int a = 0; a < u.k; ++a) {
+    for (int i = 0; i < 3; ++i)
+      if (const int ra = u.row[a][i]; ra >= 0) ws.phi(ra) = ws.f(3 * a + i);
+    if (u.slide[a])
+      for (int i = 0; i < 2; ++i) ws.phi(ws.unit_row[a] + 1 + i) = -u.kmu[a] * ws.f(3 * a) * u.dir[a][i];
+  }
+}
+
 /// The exact-cone solve (PGS or ADMM) of the rows built by contact_solve (ws.A, ws.D, ws.free,
 /// the gaps): one 3-row unit per active contact, one per active limit row (whose two tangent
 /// rows are inert: W = I, b = 0, μ = 0, so their forces stay 0). The level terms are the
@@ -481,141 +670,20 @@ bool any_contact_slides(const CP& cp, ContactLevel level) {
 /// Convergence: one contact alone converges iff D_nn + c > 0 (the scalar LCP has a unique
 /// answer; else Painlevé's case); several sliding contacts converge when the off-diagonal
 /// kinetic terms are small beside the normal block (no guarantee: not_converged at the cap).
-/// Fills ws.phi; on failure `why` and `index` say why.
+/// Fills ws.phi; on failure `why` and `index` say why. Phases: cone_units → assemble_cone_problem
+/// → cone_start → cone_passes → scatter_cone_forces.
 template <class ModelT, int MC, int ME, int ML, class Gap>
 Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, typename ModelT::Scalar h,
                    typename ModelT::Scalar cfm, typename ModelT::Scalar erp, const Gap& gap, bool guessed,
                    const ContactOptionsOf<ContactProblem<ModelT, MC, ME, ML>>& opt,
                    ContactReport<typename ModelT::Scalar>& report, ContactFailureReason& why, int& index) {
-  using S = typename ModelT::Scalar;
-  using std::sqrt;
-  constexpr int max_units = ContactProblem<ModelT, MC, ME, ML>::max_cone_units;
-  auto& ws = cp.ws;
-  const int m = ws.rows;
-  int k = 0, slides = 0;
-  S dir[max_units][2] = {};  // sliding units: v̂ in (t₁, t₂) coefficients
-  S kmu[max_units] = {};     // sliding units: μ of the kinetic friction (0 otherwise)
-  bool slide[max_units] = {};
-  ws.mu.resize(max_units);
-  for (int i = 0; i < cp.size(); ++i) {
-    const int r = ws.contact_row[i];
-    if (r < 0) continue;
-    const auto& c = cp.contact(i);
-    slide[k] = contact_slides(cp, i, level, dir[k]);
-    (void)cp.store_sliding(i, slide[k]);  // i < cp.size(): always ok
-    slides += slide[k];
-    kmu[k] = slide[k] ? c.mu : S(0);
-    ws.unit_row[k] = r;
-    ws.unit_limit[k] = false;
-    ws.mu(k) = slide[k] ? S(0) : c.mu;
-    ++k;
-    report.contacts += 1;
-  }
-  report.sliding = slides;
-  for (int l = 0; l < cp.limits(); ++l)
-    for (int side = 0; side < 2; ++side) {
-      const int r = ws.limit_row[l][side];
-      if (r < 0) continue;
-      ws.unit_row[k] = r;
-      ws.unit_limit[k] = true;
-      slide[k] = false;
-      kmu[k] = S(0);
-      ws.mu(k) = S(0);
-      ++k;
-      report.limit_rows += 1;
-    }
-  ws.mu.conservativeResize(k);
-  const int n = 3 * k;
-  report.unknowns = n;
-  const auto row_of = [&](int a, int i) {
-    return ws.unit_limit[a] || slide[a] ? (i == 0 ? ws.unit_row[a] : -1) : ws.unit_row[a] + i;
-  };
-  // the kinetic friction of sliding unit bb seen by row ia: −μ v̂ᵀ D(row, t rows of bb)
-  const auto kinetic = [&](int ia, int bb) {
-    const int ra = row_of(ia / 3, ia % 3), rb = ws.unit_row[bb];
-    return ra < 0 ? S(0) : -kmu[bb] * (ws.D(ra, rb + 1) * dir[bb][0] + ws.D(ra, rb + 2) * dir[bb][1]);
-  };
-  // its split: the part in the solver's W (a positive diagonal) and the part in the load
-  const auto in_w = [&](int ia, int bb) { return ia == 3 * bb ? std::max(kinetic(ia, bb), S(0)) : S(0); };
-  const auto in_load = [&](int ia, int bb) { return kinetic(ia, bb) - in_w(ia, bb); };
-  ws.W.setZero(n, n);
-  ws.b.setZero(n);
-  for (int a = 0; a < k; ++a)
-    for (int i = 0; i < 3; ++i) {
-      const int ra = row_of(a, i), ia = 3 * a + i;
-      if (ra < 0) {
-        ws.W(ia, ia) = S(1);
-        continue;
-      }
-      for (int bb = 0; bb < k; ++bb)
-        for (int j = 0; j < 3; ++j)
-          if (const int rb = row_of(bb, j); rb >= 0) ws.W(ia, 3 * bb + j) = ws.D(ra, rb);
-      ws.b(ia) = ws.free(ra);
-      if (slide[a]) ws.W(ia, ia) += in_w(ia, a);
-      if (i != 0) continue;
-      const RowTerms<S> t = row_terms(level, ws.unit_limit[a], opt, ws.row_velocity(ra), gap(ra), h, cfm, erp);
-      ws.b(ia) += t.rhs;
-      ws.W(ia, ia) += t.diag;
-    }
-  ws.f.setZero(n);
-  ConeSolverOptions<S> copt = opt.cone;
-  if (opt.cone.warm_start) {
-    for (int a = 0, i = 0; i < cp.size(); ++i)
-      if (ws.contact_row[i] >= 0) {
-        ws.f.template segment<3>(3 * a) = ws.previous_force[i];
-        if (slide[a]) ws.f.template segment<2>(3 * a + 1).setZero();  // inert tangents
-        ++a;
-      }
-  } else if (guessed && slides == 0) {  // start from the sticking guess (ws.phi); limit units from 0
-    for (int a = 0; a < k; ++a)
-      if (!ws.unit_limit[a]) ws.f.template segment<3>(3 * a) = ws.phi.template segment<3>(ws.unit_row[a]);
-    copt.warm_start = true;
-  }
-  // passes (one without a sliding contact): b = b₀ + L(f), solve from f with a quarter of the
-  // tolerances (headroom for the load's change), until f passes the check of the true problem
-  // (W f + b₀ + L(f) is its σ) at the caller's tolerances
-  typename ContactProblem<ModelT, MC, ME, ML>::Workspace::ConeStorage::Vector b0 = ws.b;
-  const auto load_b = [&] {
-    for (int ia = 0; ia < n; ++ia) {
-      S load = S(0);
-      for (int bb = 0; bb < k; ++bb)
-        if (slide[bb]) load += in_load(ia, bb) * ws.f(3 * bb);
-      ws.b(ia) = b0(ia) + load;
-    }
-  };
-  // the true (non-symmetric) operator, W plus the load's columns, read entry by entry (never
-  // stored): the check of every pass is on it and b₀, so the residuals reported are the true ones
-  using ConeMatrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic>;
-  const auto true_w = ConeMatrix::NullaryExpr(n, n, [&](Eigen::Index ia, Eigen::Index jb) {
-    const int bb = static_cast<int>(jb / 3);
-    return jb % 3 == 0 && slide[bb] ? ws.W(ia, jb) + in_load(static_cast<int>(ia), bb) : ws.W(ia, jb);
-  });
-  if (slides > 0) {
-    copt.absolute_tolerance /= S(4);
-    copt.relative_tolerance /= S(4);
-  }
-  int used = 0;
-  Status s = Status::ok;
-  for (int pass = 0; pass <= opt.cone.max_iterations; ++pass) {
-    if (slides > 0) {
-      if (pass > 0 && used >= opt.cone.max_iterations) {
-        s = Status::not_converged;
-        report.cone.exit = ConeSolverExit::iteration_cap;
-        break;
-      }
-      copt.max_iterations = opt.cone.max_iterations - used;
-      load_b();
-    }
-    s = opt.solver == ContactSolver::pgs ? solve_cone_pgs(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone)
-                                         : solve_cone_admm(ws.W, ws.b, ws.mu, ws.f, ws.cone, copt, report.cone);
-    used += report.cone.iterations;
-    if (s != Status::ok || slides == 0) break;
-    load_b();
-    S sf = S(0), ss = S(0);
-    if (cone_check(true_w, b0, ws.mu, ws.f, k, opt.cone, ws.cone, report.cone, sf, ss)) break;
-    copt.warm_start = true;  // a pass with 0 iterations passed this check: each further one costs ≥ 1
-  }
-  report.cone.iterations = used;
+  using CP = ContactProblem<ModelT, MC, ME, ML>;
+  ConeUnits<typename CP::S, CP::max_cone_units> u;
+  cone_units(cp, level, u, report);
+  assemble_cone_problem(cp, level, h, cfm, erp, gap, opt, u);
+  ConeSolverOptions<typename CP::S> copt = opt.cone;
+  cone_start(cp, u, guessed, opt, copt);
+  const Status s = cone_passes(cp, u, opt, copt, report);
   if (guessed && !opt.cone.warm_start)
     report.guess = s == Status::ok && report.cone.iterations == 0 ? ContactGuess::accepted : ContactGuess::rejected;
   if (s != Status::ok) {
@@ -625,13 +693,7 @@ Status cone_forces(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level, t
     index = -1;
     return s;
   }
-  ws.phi.setZero(m);
-  for (int a = 0; a < k; ++a) {
-    for (int i = 0; i < 3; ++i)
-      if (const int ra = row_of(a, i); ra >= 0) ws.phi(ra) = ws.f(3 * a + i);
-    if (slide[a])  // the kinetic friction f_t = −μ f_n v̂ of the normal column
-      for (int i = 0; i < 2; ++i) ws.phi(ws.unit_row[a] + 1 + i) = -kmu[a] * ws.f(3 * a) * dir[a][i];
-  }
+  scatter_cone_forces(cp, u);
   return Status::ok;
 }
 
