@@ -385,6 +385,19 @@ def callgrind_dumps(path):
     return ir
 
 
+def record_windows(m, config, out, counts, missing, min_windows):
+    """A probe's windows (window_lines of its output) with each one's instruction count from
+    counts (window id -> count, from callgrind or the aarch64 trace), calibrated into m."""
+    raw = []
+    for f in window_lines(out):
+        if f[1] not in counts:
+            print(f"{missing} {f[1]}", file=sys.stderr)
+            die(f"{config}: calibration failed")
+        raw.append((f + [""] * 5)[:4] + [counts[f[1]]])
+    m.outputs[config] = out
+    m.windows[config] = calibrate("instructions", config, raw, m.shift, min_windows)
+
+
 def run_callgrind(m, config, exe, min_windows=MIN_WINDOWS):
     """A probe under callgrind: collection toggled on around each call and dumped per call."""
     cg = os.path.join(m.tmp, f"{config}.cg")
@@ -399,15 +412,7 @@ def run_callgrind(m, config, exe, min_windows=MIN_WINDOWS):
     if not PROBE_DONE.search(out):
         show(tail(out, 20))
         die(f"{config}: probe incomplete")
-    ir = callgrind_dumps(cg)
-    raw = []
-    for f in window_lines(out):
-        if f[1] not in ir:
-            print(f"no dump for window {f[1]}", file=sys.stderr)
-            die(f"{config}: calibration failed")
-        raw.append((f + [""] * 5)[:4] + [ir[f[1]]])
-    m.outputs[config] = out
-    m.windows[config] = calibrate("instructions", config, raw, m.shift, min_windows)
+    record_windows(m, config, out, callgrind_dumps(cg), "no dump for window", min_windows)
     os.remove(cg)
 
 
@@ -475,14 +480,7 @@ def run_trace(m, config, exe, min_windows=MIN_WINDOWS):
         show(tail(out, 20))
         die(f"{config}: probe incomplete")
     by_window = {str(i): str(c) for i, c in enumerate(counts)}
-    raw = []
-    for f in window_lines(out):
-        if f[1] not in by_window:
-            print(f"no trace window {f[1]}", file=sys.stderr)
-            die(f"{config}: calibration failed")
-        raw.append((f + [""] * 5)[:4] + [by_window[f[1]]])
-    m.outputs[config] = out
-    m.windows[config] = calibrate("instructions", config, raw, m.shift, min_windows)
+    record_windows(m, config, out, by_window, "no trace window", min_windows)
 
 
 def release_fifo_reader(fifo):
