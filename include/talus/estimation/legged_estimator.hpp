@@ -156,7 +156,7 @@ class LeggedEstimator {
 
   /// One period's measurements (file comment): IMU samples in B (rad/s, m/s² specific force),
   /// encoders (rad) and joint rates (rad/s) in the model's joint order, touching bit k for
-  /// foot k, dt (s) since the previous update (ignored by the first).
+  /// foot k, dt (s) since the previous call, refused or not (ignored by the first).
   Status update(const Vector3<S>& gyro, const Vector3<S>& accel, const Joints& encoders, const Joints& joint_rates,
                 unsigned touching, S dt) {
     q_.setZero();
