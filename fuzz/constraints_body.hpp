@@ -14,11 +14,6 @@
 
 namespace talus_fuzz {
 
-template <class T>
-void poison_bytes(T& x) {
-  std::memset(static_cast<void*>(&x), 0xFF, sizeof(T));
-}
-
 /// A custom constraint whose every answer comes from the fuzz input.
 template <class M>
 class FuzzCustom final : public talus::CustomConstraint<M> {
@@ -267,8 +262,8 @@ struct Constraints {
     auto d1 = std::make_unique<D>(), d2 = std::make_unique<D>();
     auto c1 = std::make_unique<CS>(), c2 = std::make_unique<CS>();
     auto o2 = std::make_unique<Out>();
-    poison_bytes(o1);
-    poison_bytes(*o2);
+    poison(o1);
+    poison(*o2);
     (void)no_heap(name, [&] {
       call_once_compiled(run, *d1, *c1, o1);
       return Status::ok;

@@ -12,13 +12,6 @@
 
 namespace talus_fuzz {
 
-/// Fills an output (or a whole output struct) with 0xFF bytes (NaN) so that a value a talus
-/// call did not write is neither finite nor zero, and both runs start from the same bytes.
-template <class T>
-void poison(T& x) {
-  std::memset(static_cast<void*>(&x), 0xFF, sizeof(T));
-}
-
 template <class M>
 struct Dynamics {
   using D = talus::Data<M>;

@@ -177,11 +177,6 @@ class Poisoned {
   T* p_;
 };
 
-template <class T>
-void poison_out(T& x) {
-  std::memset(static_cast<void*>(&x), 0xFF, sizeof(T));
-}
-
 /// failure() of a call, in 8-byte fields (no padding: records are compared with memcmp).
 struct FailRec {
   std::int64_t status_, reason, index;
@@ -1652,8 +1647,8 @@ struct ContactFuzz {
   void go(std::uint8_t b0) {
     decode(b0);
     auto o1 = std::make_unique<Out>(), o2 = std::make_unique<Out>();
-    poison_out(*o1);
-    poison_out(*o2);
+    poison(*o1);
+    poison(*o2);
     auto run_fresh = [&](Out& o) {
       Poisoned<D> d;
       Poisoned<CP> cp;

@@ -14,7 +14,6 @@
 // IMU step keeps its filter bit for bit.
 #include <cmath>
 #include <cstring>
-#include <new>
 #include <type_traits>
 
 #include <talus/estimation.hpp>
@@ -123,13 +122,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::uint8_t mode = in.byte();
   in.set_raw(mode & 1);
   const bool plausible = (mode & 2) != 0;
-  alignas(Ekf) static unsigned char storage[sizeof(Ekf)];  // static storage, no heap
-  static Ekf* live = nullptr;
+  Ekf& ekf = talus_fuzz::fresh_static<Ekf>();
   static Ekf before;
   static talus::Data<Model> data_;
-  if (live) live->~Ekf();
-  live = new (storage) Ekf;
-  Ekf& ekf = *live;
   Feet feet;
   for (int j = 0; j < 4; ++j) {
     feet[j].position = Eigen::Vector3d(j < 2 ? 0.2 : -0.2, j % 2 ? -0.15 : 0.15, -0.24);

@@ -8,7 +8,6 @@
 // refused frame (non-finite, out of range) commands damping and is counted; a non-ok talus
 // Status is counted and commands damping; the controller's counters never decrease; no heap.
 #include <cmath>
-#include <new>
 
 #include <talus/control/balance_controller.hpp>
 #include <talus/models/solo12.hpp>
@@ -34,11 +33,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   talus_fuzz::Reader in(data, size);
   const std::uint8_t mode = in.byte();
   in.set_raw(mode & 1);
-  alignas(Controller) static unsigned char storage[sizeof(Controller)];  // static storage, no heap
-  static Controller* live = nullptr;
-  if (live) live->~Controller();
-  live = new (storage) Controller;  // a fresh controller per input
-  Controller& ctl = *live;
+  Controller& ctl = talus_fuzz::fresh_static<Controller>();  // a fresh controller per input
   Controller::Joints stance, swing;
   stance << 0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6;
   swing << 0.1, 1.2, -2.4, -0.1, 1.2, -2.4, 0.1, -1.2, 2.4, -0.1, -1.2, 2.4;

@@ -148,10 +148,7 @@ void run_lcp(std::uint8_t b0, Reader& r) {
 }  // namespace talus_fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace talus_fuzz;
-  if (size < 2) return 0;
-  Reader r(data + 1, size - 1);
-  if (data[0] & 1) run_lcp<float>(data[0], r);
-  else run_lcp<double>(data[0], r);
-  return 0;
+  return talus_fuzz::run_by_scalar(data, size, [](auto scalar, std::uint8_t mode, talus_fuzz::Reader& r) {
+    talus_fuzz::run_lcp<decltype(scalar)>(mode, r);
+  });
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <new>
 
 #include <talus/talus.hpp>
 
@@ -97,6 +98,24 @@ M checked_model(M m, const char* name) {
   return m;
 }
 
+/// Fills an output (or a whole output struct) with 0xFF bytes (NaN) so that a value a talus
+/// call did not write is neither finite nor zero, and two runs start from the same bytes.
+template <class T>
+void poison(T& x) {
+  std::memset(static_cast<void*>(&x), 0xFF, sizeof(T));
+}
+
+/// A fresh T for each input, in static storage (no heap): the previous input's object is
+/// destroyed and a default-constructed one takes its place.
+template <class T>
+T& fresh_static() {
+  alignas(T) static unsigned char storage[sizeof(T)];
+  static T* live = nullptr;
+  if (live) live->~T();
+  live = new (storage) T;
+  return *live;
+}
+
 // ---- input decoding --------------------------------------------------------------------------
 
 /// Reads the fuzz input front to back; past the end every read gives zero bytes.
@@ -153,6 +172,18 @@ class Reader {
   std::size_t i_ = 0;
   bool raw_ = false;
 };
+
+/// The entry of the scalar-generic targets (fuzz_cone, fuzz_lcp, fuzz_linalg): bit 0 of the
+/// first byte picks the scalar (1: float, 0: double), the first byte goes to `run` as the mode
+/// byte and the rest is read through a Reader. run(S{}, mode, reader) for S = float or double.
+template <class Run>
+int run_by_scalar(const std::uint8_t* data, std::size_t size, Run run) {
+  if (size < 2) return 0;
+  Reader r(data + 1, size - 1);
+  if (data[0] & 1) run(float{}, data[0], r);
+  else run(double{}, data[0], r);
+  return 0;
+}
 
 inline bool valid_rf(talus::ReferenceFrame rf) { return static_cast<unsigned>(rf) <= 2; }
 
