@@ -351,24 +351,8 @@ using talus_target_ref_io::Writer;
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* out = nullptr;
-  int nstates = 20;
-  std::uint64_t seed = 20240601;  // talus_target_reference's default seed for solo12
-  bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!std::strcmp(argv[i], "--states") && i + 1 < argc) nstates = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--verbose")) verbose = true;
-    else {
-      std::fprintf(stderr, "usage: %s --out <header> [--states N] [--seed S] [--verbose]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (!out || nstates < 1) {
-    std::fprintf(stderr, "usage: %s --out <header> [--states N] [--seed S] [--verbose]\n", argv[0]);
-    return 2;
-  }
+  talus_target_ref_io::Arguments args;
+  if (!talus_target_ref_io::parse_arguments(argc, argv, true, args)) return 2;
   using MD = solo::Model<double>;
   constexpr int nq = MD::nq, nv = MD::nv;
   auto sd = std::make_unique<Solver<double>>();
@@ -380,9 +364,9 @@ int main(int argc, char** argv) {
 
   // The states: exactly talus_target_reference's draws for solo12 (reference.cpp, write_model):
   // per state random_configuration, then v, a, τ interleaved per dof.
-  talus::Random rng(seed);
+  talus::Random rng(args.seed);
   std::vector<std::vector<double>> Q, V, T;
-  for (int s = 0; s < nstates; ++s) {
+  for (int s = 0; s < args.states; ++s) {
     MD::ConfigVector q;
     MD::TangentVector v, a, tau;
     talus::random_configuration(sd->model, rng, q);
@@ -410,7 +394,7 @@ int main(int argc, char** argv) {
   const double eps_f = 0x1p-23;
   std::string notes;
   char line[512];
-  for (int s = 0; s < nstates; ++s) {
+  for (int s = 0; s < args.states; ++s) {
     const Eigen::VectorXd q = Eigen::Map<const Eigen::VectorXd>(Q[s].data(), nq);
     const Eigen::VectorXd v = Eigen::Map<const Eigen::VectorXd>(V[s].data(), nv);
     const Eigen::VectorXd tau = Eigen::Map<const Eigen::VectorXd>(T[s].data(), nv);
@@ -495,7 +479,7 @@ int main(int argc, char** argv) {
                           px / (32 * eps_f), pf * std::max(as.cond_f, 1.0), pf / (32 * eps_f));
             P.plain_beyond += line;
           }
-          if (verbose)
+          if (args.verbose)
             std::printf(
                 "   float without the active-set recovery: q̈ %.2g f %.2g; with it %.2g %.2g (recovery %s, %d unknowns, "
                 "physical residual %.2g -> %.2g)\n",
@@ -514,11 +498,11 @@ int main(int argc, char** argv) {
           const double eW = (Wf - W).cwiseAbs().maxCoeff() / W.cwiseAbs().maxCoeff(),
                        eb = (bf - b).cwiseAbs().maxCoeff() / b.cwiseAbs().maxCoeff();
           P.worst_in = std::max(P.worst_in, std::max(eW, eb));
-          if (verbose)
+          if (args.verbose)
             std::printf("   pgs float inputs: W %.3g b %.3g (eps_f units %.1f %.1f)\n", eW, eb, eW / eps_f, eb / eps_f);
         }
       }
-      if (verbose) {
+      if (args.verbose) {
         std::printf(
             "state %2d %-6s %s %2d (float %s %2d)  margin %.3g  κ_q̈ %.3g κ_f %.3g  float err q̈ %.2g f %.2g%s%s\n", s,
             kVariantName[vi], talus::to_string(sd->status), sd->count(var), talus::to_string(sf->status),
@@ -560,7 +544,7 @@ int main(int argc, char** argv) {
       std::snprintf(
           line, sizeof line,
           "//   %-6s float: %d of %d ok, %d same pivots; within tolerance, worst rel err q̈ %.3g (%.3g eps_f·κ_q̈), f %.3g (%.3g eps_f·κ_f)\n",
-          kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_ddq_k / eps_f, P.worst_f,
+          kVariantName[vi], P.float_ok, args.states, P.same_count, P.worst_ddq, P.worst_ddq_k / eps_f, P.worst_f,
           P.worst_f_k / eps_f);
       notes += line;
       std::snprintf(line, sizeof line, "//   %-6s float beyond 32·eps_f·κ (a wrong answer returned ok) at:%s\n",
@@ -570,19 +554,19 @@ int main(int argc, char** argv) {
           line, sizeof line,
           "//   %-6s float active-set recovery applied at %d of %d states; without it: worst %.3g eps_f·κ_q̈, %.3g "
           "eps_f·κ_f, beyond 32·eps_f·κ at:%s\n",
-          kVariantName[vi], P.recovered, nstates, P.plain_ddq_k / eps_f, P.plain_f_k / eps_f,
+          kVariantName[vi], P.recovered, args.states, P.plain_ddq_k / eps_f, P.plain_f_k / eps_f,
           P.plain_beyond.empty() ? " none" : P.plain_beyond.c_str());
     } else {
       std::snprintf(
           line, sizeof line,
           "//   %-6s PGS: float %d of %d ok, %d same sweeps; worst rel err q̈ %.3g, f %.3g; float f against the double "
           "(W, b): backward error %.3g = %.3g √eps_f\n",
-          kVariantName[vi], P.float_ok, nstates, P.same_count, P.worst_ddq, P.worst_f, P.worst_be,
+          kVariantName[vi], P.float_ok, args.states, P.same_count, P.worst_ddq, P.worst_f, P.worst_be,
           P.worst_be / std::sqrt(eps_f));
     }
     notes += line;
     std::string st = "//   " + std::string(kVariantName[vi]) + " per state (double status count / float status count):";
-    for (int s = 0; s < nstates; ++s) {
+    for (int s = 0; s < args.states; ++s) {
       std::snprintf(line, sizeof line, " %d:%s%d/%s%d", s,
                     P.status[s] ? talus::to_string(static_cast<talus::Status>(P.status[s])) : "", P.count[s],
                     P.fstatus[s] ? talus::to_string(static_cast<talus::Status>(P.fstatus[s])) : "", P.fcount[s]);
@@ -594,7 +578,7 @@ int main(int argc, char** argv) {
   Writer w;
   // clang-format off
   w.raw("#pragma once\n// Generated at build time by talus_target_contact_reference (targets/host/contact_reference.cpp)\n"
-        "// on the build machine, in double; do not edit. Seed " + std::to_string(seed) + ".\n\n"
+        "// on the build machine, in double; do not edit. Seed " + std::to_string(args.seed) + ".\n\n"
         "namespace talus_target_contact_ref {\n\n");
   // clang-format on
 #if defined(TALUS_REPRODUCIBLE) && !defined(EIGEN_VECTORIZE)
@@ -604,7 +588,7 @@ int main(int argc, char** argv) {
 #endif
   w.raw("// solo12, feet FL, FR, HL, HR as unilateral contacts (ground normal +z), forward_dynamics_contact\n");
   w.raw("struct solo12 {\n");
-  w.raw("  static constexpr int nstates = " + std::to_string(nstates) + ", nq = " + std::to_string(nq) +
+  w.raw("  static constexpr int nstates = " + std::to_string(args.states) + ", nq = " + std::to_string(nq) +
         ", nv = " + std::to_string(nv) + ", feet = 4, edges = " + std::to_string(kEdges) + ";\n");
   w.raw("  static constexpr double mu = ");
   w.number(kMu);
@@ -643,5 +627,5 @@ int main(int argc, char** argv) {
       notes);
   std::fputs(notes.c_str(), stdout);
 
-  return talus_target_ref_io::write_if_changed(out, w.text, "talus_target_contact_reference") ? 0 : 1;
+  return talus_target_ref_io::write_if_changed(args.out, w.text, "talus_target_contact_reference") ? 0 : 1;
 }

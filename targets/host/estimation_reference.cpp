@@ -283,22 +283,8 @@ std::vector<double> flat(const Vec& x) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* out = nullptr;
-  bool verbose = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
-      out = argv[++i];
-    } else if (!std::strcmp(argv[i], "--verbose")) {
-      verbose = true;
-    } else {
-      std::fprintf(stderr, "usage: %s --out <header> [--verbose]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (!out) {
-    std::fprintf(stderr, "usage: %s --out <header> [--verbose]\n", argv[0]);
-    return 2;
-  }
+  talus_target_ref_io::Arguments args;
+  if (!talus_target_ref_io::parse_arguments(argc, argv, false, args)) return 2;
   const M model = solo::make_model<double>();
   const Sequence seq = make_sequence(model);
 
@@ -421,7 +407,7 @@ int main(int argc, char** argv) {
   estimates("leg_odometry", "LeggedEstimator<solo12, 4, LegOdometryEkf>", odo_d);
   w.raw("}  // namespace talus_target_estimation_ref\n\n// Host runs:\n" + notes);
   std::fputs(notes.c_str(), stdout);
-  if (verbose) {  // the covariance's diagonal, float against double, per checkpoint and entry
+  if (args.verbose) {  // the covariance's diagonal, float against double, per checkpoint and entry
     for (const auto& [name, f, d] :
          {std::tuple{"InvariantEkf", &inv_f, &inv_d}, std::tuple{"LegOdometryEkf", &odo_f, &odo_d}})
       for (int c = 0; c < kChecks; ++c) {
@@ -431,5 +417,5 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
   }
-  return talus_target_ref_io::write_if_changed(out, w.text, "talus_target_estimation_reference") ? 0 : 1;
+  return talus_target_ref_io::write_if_changed(args.out, w.text, "talus_target_estimation_reference") ? 0 : 1;
 }

@@ -295,29 +295,15 @@ bool write_model(Writer& w, const char* name, int nstates, std::uint64_t seed, s
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* out = nullptr;
-  int nstates = 20;
-  std::uint64_t seed = 20240601;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!std::strcmp(argv[i], "--states") && i + 1 < argc) nstates = std::atoi(argv[++i]);
-    else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 10);
-    else {
-      std::fprintf(stderr, "usage: %s --out <header> [--states N] [--seed S]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (!out || nstates < 1) {
-    std::fprintf(stderr, "usage: %s --out <header> [--states N] [--seed S]\n", argv[0]);
-    return 2;
-  }
+  talus_target_ref_io::Arguments args;
+  if (!talus_target_ref_io::parse_arguments(argc, argv, true, args)) return 2;
 
   Writer w;
   std::string float_notes;
   w.raw(
       "#pragma once\n// Generated at build time by talus_target_reference (targets/host/reference.cpp) on the\n"
       "// build machine, in double; do not edit. Seed " +
-      std::to_string(seed) +
+      std::to_string(args.seed) +
       ".\n\n"
       "namespace talus_target_ref {\n\n");
   // Whether these values are the reproducible profile's (targets/README.md): the bit test
@@ -335,11 +321,11 @@ int main(int argc, char** argv) {
   const char* arch = "unknown architecture";
 #endif
   w.raw(std::string("inline constexpr const char* host = \"") + arch + ", compiler " + __VERSION__ + "\";\n\n");
-  if (!write_model<Solo12>(w, "solo12", nstates, seed, float_notes)) return 1;
-  if (!write_model<Ur5>(w, "ur5", nstates, seed + 1, float_notes)) return 1;
+  if (!write_model<Solo12>(w, "solo12", args.states, args.seed, float_notes)) return 1;
+  if (!write_model<Ur5>(w, "ur5", args.states, args.seed + 1, float_notes)) return 1;
   w.raw("}  // namespace talus_target_ref\n\n// Host float run (inputs rounded to float), for the float tolerances:\n" +
         float_notes);
   std::fputs(float_notes.c_str(), stdout);
 
-  return talus_target_ref_io::write_if_changed(out, w.text, "talus_target_reference") ? 0 : 1;
+  return talus_target_ref_io::write_if_changed(args.out, w.text, "talus_target_reference") ? 0 : 1;
 }

@@ -1,9 +1,12 @@
 #pragma once
-// The reference tools' output (reference.cpp, contact_reference.cpp, estimation_reference.cpp):
-// the generated header's text (Writer: every double as a hexadecimal float, exact), written to
-// its file only when that text changes, so an unchanged reference does not rebuild the targets
-// that include it.
+// What the reference tools (reference.cpp, contact_reference.cpp, estimation_reference.cpp)
+// share: their command line (parse_arguments) and their output, the generated header's text
+// (Writer: every double as a hexadecimal float, exact), written to its file only when that text
+// changes, so an unchanged reference does not rebuild the targets that include it.
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +70,31 @@ inline bool write_if_changed(const char* path, const std::string& text, const ch
     return false;
   }
   return true;
+}
+
+/// The tools' command line: --out <header> [--states N] [--seed S] [--verbose]; a tool
+/// without states (the estimator's) refuses --states and --seed. False, after printing the
+/// usage, on anything else or without --out.
+struct Arguments {
+  const char* out = nullptr;
+  int states = 20;
+  std::uint64_t seed = 20240601;  // the states' seed, the same in every tool
+  bool verbose = false;
+};
+inline bool parse_arguments(int argc, char** argv, bool with_states, Arguments& a) {
+  bool ok = true;
+  for (int i = 1; ok && i < argc; ++i) {
+    const bool value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--out") && value) a.out = argv[++i];
+    else if (with_states && !std::strcmp(argv[i], "--states") && value) a.states = std::atoi(argv[++i]);
+    else if (with_states && !std::strcmp(argv[i], "--seed") && value) a.seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--verbose")) a.verbose = true;
+    else ok = false;
+  }
+  if (ok && a.out != nullptr && a.states >= 1) return true;
+  std::fprintf(stderr, "usage: %s --out <header>%s [--verbose]\n", argv[0],
+               with_states ? " [--states N] [--seed S]" : "");
+  return false;
 }
 
 }  // namespace talus_target_ref_io
