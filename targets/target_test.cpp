@@ -286,6 +286,26 @@ void report(const char* model, const Worst* w, int n) {
 }
 #endif
 
+/// One reference table's checks: per output, the worst relative error against its tolerance,
+/// or, in the bit test, the values' bits against the host's.
+template <int N>
+struct Comparison {
+  const char* model;
+  Worst w[N];
+#if defined(TALUS_TARGET_BITS)
+  Bits b[N] = {};
+  void compare(int k, const S* x, const double* r, int n, double, int s) {
+    record_bits(w[k].what, b[k], x, r, n, s, model);
+  }
+  void report_all() const { report(model, w, b, N); }
+#else
+  void compare(int k, const S* x, const double* r, int n, double tol, int s) {
+    record(w[k], rel_err(x, r, n), tol, s, model);
+  }
+  void report_all() const { report(model, w, N); }
+#endif
+};
+
 /// State s of the reference (q, q̇, q̈, τ), in the target's scalar type.
 template <class Ref, class CV, class TV>
 void load_state(int s, CV& q, TV& v, TV& a, TV& tau) {
@@ -302,18 +322,8 @@ void check_model(const ModelT& model, talus::Data<ModelT>& data) {
   static_assert(ModelT::nq == Ref::nq && ModelT::nv == Ref::nv && ModelT::nb == Ref::nb,
                 "reference does not match the model");
   constexpr int nv = ModelT::nv, nb = ModelT::nb;
-  Worst w[7] = {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}};
-#if defined(TALUS_TARGET_BITS)
-  Bits b[7];
-  // Bit test: every value equal to the host's, bit for bit.
-  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) {
-    record_bits(w[k].what, b[k], x, r, n, s, Ref::name);
-  };
-#else
-  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) {
-    record(w[k], rel_err(x, r, n), tol, s, Ref::name);
-  };
-#endif
+  Comparison<7> checks{Ref::name,
+                       {{"fk oMi.R"}, {"fk oMi.p"}, {"fk v"}, {"fk a"}, {"crba H"}, {"rnea tau"}, {"aba ddq"}}};
   for (int s = 0; s < Ref::nstates; ++s) {
     typename ModelT::ConfigVector q;
     typename ModelT::TangentVector v, a, tau, out;
@@ -330,25 +340,21 @@ void check_model(const ModelT& model, talus::Data<ModelT>& data) {
         ba[6 * i + r] = data.a[i][r];
       }
     }
-    compare(0, R, Ref::fk_R[s], 9 * nb, tol_forward, s);
-    compare(1, p, Ref::fk_p[s], 3 * nb, tol_forward, s);
-    compare(2, bv, Ref::fk_v[s], 6 * nb, tol_forward, s);
-    compare(3, ba, Ref::fk_a[s], 6 * nb, tol_forward, s);
+    checks.compare(0, R, Ref::fk_R[s], 9 * nb, tol_forward, s);
+    checks.compare(1, p, Ref::fk_p[s], 3 * nb, tol_forward, s);
+    checks.compare(2, bv, Ref::fk_v[s], 6 * nb, tol_forward, s);
+    checks.compare(3, ba, Ref::fk_a[s], 6 * nb, tol_forward, s);
 
     status_check(talus::crba(model, data, q), "crba", Ref::name, s);
-    compare(4, data.H.data(), Ref::crba_H[s], nv * nv, tol_forward, s);  // column-major both
+    checks.compare(4, data.H.data(), Ref::crba_H[s], nv * nv, tol_forward, s);  // column-major both
 
     status_check(talus::rnea(model, data, q, v, a, out), "rnea", Ref::name, s);
-    compare(5, out.data(), Ref::rnea_tau[s], nv, tol_forward, s);
+    checks.compare(5, out.data(), Ref::rnea_tau[s], nv, tol_forward, s);
 
     status_check(talus::aba(model, data, q, v, tau, out), "aba", Ref::name, s);
-    compare(6, out.data(), Ref::aba_ddq[s], nv, tol_aba(Ref::cond_scaled_H[s]), s);
+    checks.compare(6, out.data(), Ref::aba_ddq[s], nv, tol_aba(Ref::cond_scaled_H[s]), s);
   }
-#if defined(TALUS_TARGET_BITS)
-  report(Ref::name, w, b, 7);
-#else
-  report(Ref::name, w, 7);
-#endif
+  checks.report_all();
 }
 
 // --- models and workspaces: static, never on the (small) stack --------------------------------
@@ -426,17 +432,9 @@ void check_constrained() {
   static_assert(Ref::constrained && Ref::nc == FeetSet::max_rows && Ref::nv == Solo::nv,
                 "reference does not match the feet");
   constexpr int nv = Solo::nv, nc = Ref::nc;
-  Worst w[4] = {{"cfd range-space ddq"}, {"cfd range-space lambda"}, {"cfd direct-lu ddq"}, {"cfd direct-lu lambda"}};
-#if defined(TALUS_TARGET_BITS)
-  Bits b[4];
-  auto compare = [&](int k, const S* x, const double* r, int n, double, int s) {
-    record_bits(w[k].what, b[k], x, r, n, s, Ref::name);
-  };
-#else
-  auto compare = [&](int k, const S* x, const double* r, int n, double tol, int s) {
-    record(w[k], rel_err(x, r, n), tol, s, Ref::name);
-  };
-#endif
+  Comparison<4> checks{
+      Ref::name,
+      {{"cfd range-space ddq"}, {"cfd range-space lambda"}, {"cfd direct-lu ddq"}, {"cfd direct-lu lambda"}}};
   for (int s = 0; s < Ref::nstates; ++s) {
     Solo::ConfigVector q;
     Solo::TangentVector v, a, tau, ddq;
@@ -448,7 +446,7 @@ void check_constrained() {
     const char* names[2] = {"forward_dynamics_range_space", "forward_dynamics_direct"};
     for (int m = 0; m < 2; ++m) {
       status_check(solve_constrained(methods[m], q, v, tau, ddq), names[m], Ref::name, s);
-      compare(2 * m, ddq.data(), ref_ddq[m], nv, tol_ddq, s);
+      checks.compare(2 * m, ddq.data(), ref_ddq[m], nv, tol_ddq, s);
       ++g_tally.checks;
       if (g_solo_feet->lambda.size() != nc) {
         ++g_tally.failures;
@@ -458,14 +456,10 @@ void check_constrained() {
         l.write();
         continue;
       }
-      compare(2 * m + 1, g_solo_feet->lambda.data(), ref_lambda[m], nc, tol_lambda, s);
+      checks.compare(2 * m + 1, g_solo_feet->lambda.data(), ref_lambda[m], nc, tol_lambda, s);
     }
   }
-#if defined(TALUS_TARGET_BITS)
-  report(Ref::name, w, b, 4);
-#else
-  report(Ref::name, w, 4);
-#endif
+  checks.report_all();
 }
 
 #if defined(TALUS_TARGET_STACK_PAINT)

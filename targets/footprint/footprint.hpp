@@ -10,6 +10,14 @@
 #include <cstddef>
 #include <cstdint>
 
+// The probes' scalar and the target's name, set by targets/footprint/CMakeLists.txt per build.
+#ifndef TALUS_FP_SCALAR
+#define TALUS_FP_SCALAR double
+#endif
+#ifndef TALUS_FP_TARGET
+#define TALUS_FP_TARGET "unknown"
+#endif
+
 namespace footprint {
 
 /// One line of text through talus::port::log_write (semihosting on Cortex-M, stderr on POSIX):

@@ -29,13 +29,6 @@
 #include "footprint.hpp"
 #include "measure.hpp"
 
-#ifndef TALUS_FP_SCALAR
-#define TALUS_FP_SCALAR double
-#endif
-#ifndef TALUS_FP_TARGET
-#define TALUS_FP_TARGET "unknown"
-#endif
-
 namespace {
 
 using S = TALUS_FP_SCALAR;
