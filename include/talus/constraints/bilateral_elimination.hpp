@@ -77,11 +77,11 @@ bool bilateral_consistent(const ConstraintSet<ModelT, MR, MC>& cs, const X& x, c
 }
 
 /// ContactOptions::bilateral_minimum_norm: on entry cs.lambda = r = g − G t (t = H⁻¹(b + Aᵀφ)),
-/// Y from factor_bilateral; on exit cs.lambda = the minimum-norm λ with Y λ = r, by the proximal
-/// steps of forward_dynamics_proximal.hpp (Y is left as Y + μI). The residual ‖r − Y λ‖∞ is held
+/// Y from factor_bilateral; on exit cs.lambda = the minimum-norm λ with Y λ = r, by proximal
+/// steps λ ← λ + (Y + μI)⁻¹ (r − Y λ) (Y is left as Y + μI). The residual ‖r − Y λ‖∞ is held
 /// to absolute + relative · (‖g‖∞ + ‖ |G| |t| ‖∞); the set's consistency was checked before.
-/// Settings and Report: ProximalSettings and ProximalReport (solvers/forward_dynamics_proximal.hpp,
-/// a layer above: taken as template types so that constraints/ includes nothing from solvers/).
+/// Settings and Report: the proximal solver's settings and report types, a layer above in
+/// solvers/, taken as template types so that constraints/ includes nothing from there.
 template <class ModelT, int MR, int MC, class Gv, class T, class Settings, class Report>
 Status bilateral_minimum_norm(ConstraintSet<ModelT, MR, MC>& cs, const Gv& g, const T& t, const Settings& settings,
                               Report& report) {
