@@ -39,12 +39,6 @@
 #include "constrained_bench.hpp"
 #include "mujoco_support.hpp"
 
-#ifndef TALUS_BENCH_FLAGS
-#define TALUS_BENCH_FLAGS "?"
-#endif
-#ifndef TALUS_BENCH_BUILD_TYPE
-#define TALUS_BENCH_BUILD_TYPE "?"
-#endif
 #ifndef TALUS_MODELS_DIR
 #define TALUS_MODELS_DIR "../shared/models"
 #endif
@@ -340,8 +334,7 @@ int main(int argc, char** argv) {
   o << "\n## talus vs MuJoCo " << mj_versionString() << (quick ? " (--quick: smoke run, not a measurement)" : "")
     << "\n\n";
   o << "- CPU: " << bm::cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online)\n";
-  o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
-    << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";
+  o << bm::build_line();
   o << "- MuJoCo: the distribution's libmujoco " << mj_versionString() << " (not rebuilt with these flags); Eigen "
     << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION << "." << EIGEN_MINOR_VERSION << "\n";
   o << "- time: median CPU time per call (ns) over the repetitions, each call on the next of " << kStates

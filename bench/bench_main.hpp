@@ -14,6 +14,14 @@
 #include <string>
 #include <vector>
 
+// The build's flags and CMake build type, set by bench/CMakeLists.txt.
+#ifndef TALUS_BENCH_FLAGS
+#define TALUS_BENCH_FLAGS "?"
+#endif
+#ifndef TALUS_BENCH_BUILD_TYPE
+#define TALUS_BENCH_BUILD_TYPE "?"
+#endif
+
 namespace talus_bench_main {
 
 /// Console output as usual (or none) + the median CPU time of each benchmark, by name.
@@ -107,6 +115,12 @@ inline std::string cpu_model() {
       if (c != std::string::npos) return line.substr(c + 2);
     }
   return "unknown";
+}
+
+/// The report's line on the build: compiler, talus's flags, CMake build type.
+inline std::string build_line() {
+  return std::string("- compiler: ") + __VERSION__ + "; talus flags: " + TALUS_BENCH_FLAGS + " (CMake build type " +
+         TALUS_BENCH_BUILD_TYPE + "), double precision, no -ffast-math\n";
 }
 
 }  // namespace talus_bench_main

@@ -84,13 +84,6 @@
 #include <sstream>
 #endif
 
-#ifndef TALUS_BENCH_FLAGS
-#define TALUS_BENCH_FLAGS "?"
-#endif
-#ifndef TALUS_BENCH_BUILD_TYPE
-#define TALUS_BENCH_BUILD_TYPE "?"
-#endif
-
 namespace talus_contact_bench {
 
 constexpr int kStates = 64;  // a power of two: the timed loops cycle with a mask
@@ -608,8 +601,7 @@ int main(int argc, char** argv) {
     << (quick ? " (--quick: smoke run, not a measurement)" : "") << "\n\n";
   o << "- CPU: " << bm::cpu_model() << " (" << sysconf(_SC_NPROCESSORS_ONLN) << " logical CPUs online); load average "
     << "(1, 5, 15 min) before the runs " << load_before << ", after " << load_after << "\n";
-  o << "- compiler: " << __VERSION__ << "; talus flags: " << TALUS_BENCH_FLAGS << " (CMake build type "
-    << TALUS_BENCH_BUILD_TYPE << "), double precision, no -ffast-math\n";
+  o << bm::build_line();
   o << "- time: median CPU time per call (ns) over the repetitions (9 of ≥ 0.2 s by default, interleaved at random "
        "across the benchmarks), each call on the next of "
     << cb::kStates
