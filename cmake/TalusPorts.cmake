@@ -79,7 +79,7 @@ function(talus_define_ports port_dir)
         "linker script of talus::port_x86 (default: Multiboot 1 at 1 MiB, QEMU pc); an executable's TALUS_LINKER_SCRIPT property overrides it")
     add_library(talus_port_x86 OBJECT EXCLUDE_FROM_ALL
                 "${port_dir}/x86/boot_x86.cpp" "${port_dir}/x86/port_x86.cpp" "${port_dir}/x86/clock_x86.cpp"
-                "${port_dir}/x86/runtime_x86.cpp" "${port_dir}/common/fault_hook.cpp")
+                "${port_dir}/x86/runtime_x86.cpp" "${port_dir}/x86/libm_x86.cpp" "${port_dir}/common/fault_hook.cpp")
     add_library(talus::port_x86 ALIAS talus_port_x86)
     target_include_directories(talus_port_x86 PUBLIC "${port_dir}/x86/include")
     target_link_libraries(talus_port_x86 PUBLIC talus::talus)
