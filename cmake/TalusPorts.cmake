@@ -3,6 +3,10 @@
 #
 #   talus::port_posix      Linux (x86-64, aarch64, ...): port/posix. Defined when
 #                          CMAKE_SYSTEM_NAME is Linux.
+#   talus::port_x86        bare-metal 32-bit x86 (Multiboot 1, QEMU pc): port/x86 (boot_x86.cpp, IDT
+#                          faults, TSC time base, COM1/COM2 16550, isa-debug-exit, memcpy & co.,
+#                          a small libm) and its linker script. Defined when CMAKE_SYSTEM_NAME is
+#                          Generic and CMAKE_SYSTEM_PROCESSOR is i686 (toolchains/i686-baremetal.cmake).
 #   talus::port_cortex_m   bare-metal Armv7-M: port/cortex-m (startup code, vector table,
 #                          fault handlers, SysTick time base, semihosting, UART0) and its
 #                          linker script. Defined when CMAKE_SYSTEM_NAME is Generic and
@@ -15,7 +19,8 @@
 # vector table are always linked (a static library would let the linker drop them). Link a
 # port directly into the executable: target_link_libraries(app PRIVATE talus::port_posix).
 #
-# Each port target defines, for its users, TALUS_PORT_POSIX=1 or TALUS_PORT_CORTEX_M=1.
+# Each port target defines, for its users, TALUS_PORT_POSIX=1, TALUS_PORT_CORTEX_M=1 or
+# TALUS_PORT_X86=1.
 #
 # Linker script of talus::port_cortex_m: the cache variable TALUS_PORT_LINKER_SCRIPT
 # (default: port/cortex-m/mps2.ld, the QEMU MPS2 boards), or per executable the target
@@ -66,6 +71,23 @@ function(talus_define_ports port_dir)
     target_compile_definitions(talus_port_cortex_m INTERFACE TALUS_PORT_CORTEX_M=1)
     target_compile_options(talus_port_cortex_m PRIVATE ${flags})
     _talus_port_cortex_m_link(talus_port_cortex_m)
+  endif()
+
+  if(CMAKE_SYSTEM_NAME STREQUAL "Generic" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(i[3-6]86|x86)$"
+     AND NOT TARGET talus_port_x86)
+    set(TALUS_PORT_X86_LINKER_SCRIPT "${port_dir}/x86/multiboot.ld" CACHE FILEPATH
+        "linker script of talus::port_x86 (default: Multiboot 1 at 1 MiB, QEMU pc); an executable's TALUS_LINKER_SCRIPT property overrides it")
+    add_library(talus_port_x86 OBJECT EXCLUDE_FROM_ALL
+                "${port_dir}/x86/boot_x86.cpp" "${port_dir}/x86/port_x86.cpp" "${port_dir}/x86/clock_x86.cpp"
+                "${port_dir}/x86/runtime_x86.cpp" "${port_dir}/x86/libm_x86.cpp" "${port_dir}/common/fault_hook.cpp")
+    add_library(talus::port_x86 ALIAS talus_port_x86)
+    target_include_directories(talus_port_x86 PUBLIC "${port_dir}/x86/include")
+    target_link_libraries(talus_port_x86 PUBLIC talus::talus)
+    target_compile_definitions(talus_port_x86 INTERFACE TALUS_PORT_X86=1)
+    target_compile_options(talus_port_x86 PRIVATE ${flags})
+    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_X86_LINKER_SCRIPT}>")
+    target_link_options(talus_port_x86 INTERFACE "-T${ld}")
+    set_property(TARGET talus_port_x86 APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
   endif()
 endfunction()
 

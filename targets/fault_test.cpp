@@ -2,6 +2,7 @@
 // the port reports the fault on the log channel and the program ends with exit code 3
 // (talus::port::fault_exit_code). ctest checks both (targets/run_expect.cmake).
 //   Cortex-M: an undefined instruction -> UsageFault, escalated to HardFault.
+//   x86 bare metal: ud2 -> #UD (invalid opcode; paging is off, so no address faults).
 //   POSIX:    a store to an unmapped address -> SIGSEGV.
 #include <talus/rt/port.hpp>
 
@@ -24,6 +25,8 @@ int main() {
   talus::port::log_write(msg, sizeof(msg) - 1);
 #if defined(__arm__)
   asm volatile("udf #0");
+#elif defined(TALUS_PORT_X86)
+  asm volatile("ud2");
 #else
   volatile std::uintptr_t bad = 16;
   *reinterpret_cast<volatile int*>(bad) = 1;
