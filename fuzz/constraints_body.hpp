@@ -244,17 +244,8 @@ struct Constraints {
     return false;
   }
 
-  Q config() {
-    Q q;
-    r.fill(q);
-    if (normalize_q) normalize_quaternions<M>(q);
-    return q;
-  }
-  V vec() {
-    V v;
-    r.fill(v);
-    return v;
-  }
+  Q config() { return read_config<M>(r, normalize_q); }
+  V vec() { return r.value<V>(); }
 
   // ---- the run-twice harness -------------------------------------------------------------------
   template <class Out, class F>

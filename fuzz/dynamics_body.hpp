@@ -36,22 +36,9 @@ struct Dynamics {
     normalize_q = (flags & 2) != 0;
   }
 
-  Q config() {
-    Q q;
-    r.fill(q);
-    if (normalize_q) normalize_quaternions<M>(q);
-    return q;
-  }
-  V vec() {
-    V v;
-    r.fill(v);
-    return v;
-  }
-  V3 vec3() {
-    V3 v;
-    r.fill(v);
-    return v;
-  }
+  Q config() { return read_config<M>(r, normalize_q); }
+  V vec() { return r.value<V>(); }
+  V3 vec3() { return r.value<V3>(); }
   Fext fext() {
     Fext f;
     for (auto& x : f) r.fill(x);

@@ -150,6 +150,13 @@ class Reader {
   void fill(V& v) {
     for (Eigen::Index i = 0; i < v.size(); ++i) v.data()[i] = scalar();
   }
+  /// A fixed-size Eigen value, every entry from scalar().
+  template <class V>
+  V value() {
+    V v;
+    fill(v);
+    return v;
+  }
   /// An index for a table of n entries: mostly 0..n−1, sometimes −2, −1, n, n+1 or huge.
   int index(int n) {
     const std::uint8_t b = byte();
@@ -204,6 +211,15 @@ void normalize_quaternions(Q& q) {
 }
 
 // ---- promise checks -------------------------------------------------------------------------
+
+/// A configuration from the input; its quaternions normalised when `normalize` (else as read:
+/// unnormalised, zero, NaN).
+template <class ModelT>
+typename ModelT::ConfigVector read_config(Reader& r, bool normalize) {
+  auto q = r.value<typename ModelT::ConfigVector>();
+  if (normalize) normalize_quaternions<ModelT>(q);
+  return q;
+}
 
 template <class M>
 bool finite(const M& m) {
