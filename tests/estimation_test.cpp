@@ -31,6 +31,32 @@ using Feet = std::array<talus::FootMeasurement<double>, 4>;
 constexpr double kDt = 1e-3;
 const V3 kG(0, 0, -9.81);
 
+// IMU samples both filters refuse (their shared check, ImuFilter::check_imu), each with its
+// reason: NaN or saturated gyro and accelerometer, a dt that is zero, too long or NaN.
+template <class Filter, class Same>
+void expect_bad_imu_refused(Filter& ekf, Same same) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  struct Case {
+    V3 gyro, acc;
+    double dt;
+    talus::EstimatorFailureReason why;
+  };
+  const Case cases[] = {
+      {V3(nan, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_invalid},
+      {V3(40, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_saturated},
+      {V3::Zero(), V3(0, 0, nan), kDt, talus::EstimatorFailureReason::accel_invalid},
+      {V3::Zero(), V3(0, 0, 235.0), kDt, talus::EstimatorFailureReason::accel_saturated},
+      {V3::Zero(), -kG, 0.0, talus::EstimatorFailureReason::dt_invalid},
+      {V3::Zero(), -kG, 0.2, talus::EstimatorFailureReason::dt_invalid},
+      {V3::Zero(), -kG, nan, talus::EstimatorFailureReason::dt_invalid},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(ekf.propagate(c.gyro, c.acc, c.dt), Status::invalid_input);
+    EXPECT_EQ(ekf.failure().reason, c.why);
+    EXPECT_TRUE(same(ekf)) << talus::to_string(c.why);
+  }
+}
+
 /// The true motion: base rotating about a fixed axis and moving on a smooth path over four
 /// feet fixed in the world; IMU and foot measurements synthesised from it.
 struct Truth {
@@ -326,27 +352,11 @@ TEST(ReliabilityEstimation, BadInputKeepsTheEstimate) {
   ASSERT_EQ(ekf.propagate(T.omega(0), T.specific_force(0), kDt), Status::ok);
   const Ekf before = ekf;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  struct Case {
-    V3 gyro, acc;
-    double dt;
-    talus::EstimatorFailureReason why;
-  };
-  const Case cases[] = {
-      {V3(nan, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_invalid},
-      {V3(40, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_saturated},
-      {V3::Zero(), V3(0, 0, nan), kDt, talus::EstimatorFailureReason::accel_invalid},
-      {V3::Zero(), V3(0, 0, 235.0), kDt, talus::EstimatorFailureReason::accel_saturated},
-      {V3::Zero(), -kG, 0.0, talus::EstimatorFailureReason::dt_invalid},
-      {V3::Zero(), -kG, nan, talus::EstimatorFailureReason::dt_invalid},
-  };
-  for (const Case& c : cases) {
-    EXPECT_EQ(ekf.propagate(c.gyro, c.acc, c.dt), Status::invalid_input);
-    EXPECT_EQ(ekf.failure().reason, c.why);
-    EXPECT_TRUE(ekf.rotation() == before.rotation() && ekf.velocity() == before.velocity() &&
-                ekf.position() == before.position() && ekf.gyro_bias() == before.gyro_bias() &&
-                ekf.covariance() == before.covariance())
-        << talus::to_string(c.why);
-  }
+  expect_bad_imu_refused(ekf, [&](const Ekf& a) {
+    return a.rotation() == before.rotation() && a.velocity() == before.velocity() &&
+           a.position() == before.position() && a.gyro_bias() == before.gyro_bias() &&
+           a.covariance() == before.covariance();
+  });
   Feet bad = measure_feet(T, kDt, 1e-3, rng);
   bad[2].position.x() = nan;
   EXPECT_EQ(ekf.correct(bad), Status::invalid_input);
@@ -950,26 +960,7 @@ TEST(ReliabilityEstimation, LegOdometryBadInputKeepsTheEstimate) {
            a.accel_bias() == before.accel_bias() && a.covariance() == before.covariance() &&
            a.report().nis == before.report().nis;
   };
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  struct Case {
-    V3 gyro, acc;
-    double dt;
-    talus::EstimatorFailureReason why;
-  };
-  const Case cases[] = {
-      {V3(nan, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_invalid},
-      {V3(40, 0, 0), -kG, kDt, talus::EstimatorFailureReason::gyro_saturated},
-      {V3::Zero(), V3(0, 0, nan), kDt, talus::EstimatorFailureReason::accel_invalid},
-      {V3::Zero(), V3(0, 0, 235.0), kDt, talus::EstimatorFailureReason::accel_saturated},
-      {V3::Zero(), -kG, 0.0, talus::EstimatorFailureReason::dt_invalid},
-      {V3::Zero(), -kG, 0.2, talus::EstimatorFailureReason::dt_invalid},
-      {V3::Zero(), -kG, nan, talus::EstimatorFailureReason::dt_invalid},
-  };
-  for (const Case& c : cases) {
-    EXPECT_EQ(ekf.propagate(c.gyro, c.acc, c.dt), Status::invalid_input);
-    EXPECT_EQ(ekf.failure().reason, c.why);
-    EXPECT_TRUE(same(ekf)) << talus::to_string(c.why);
-  }
+  expect_bad_imu_refused(ekf, same);
   struct FootCase {
     int foot;
     void (*spoil)(talus::FootOdometry<double>&);
