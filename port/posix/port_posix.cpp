@@ -49,13 +49,7 @@ void log_str(const char* s) { write_all(2, s, strlen(s)); }
 // Async-signal-safe hex formatting.
 void log_hex(std::uintptr_t v) {
   char buf[2 + 2 * sizeof(v) + 1];
-  buf[0] = '0';
-  buf[1] = 'x';
-  for (std::size_t i = 0; i < 2 * sizeof(v); ++i) {
-    const unsigned d = static_cast<unsigned>(v >> (4 * (2 * sizeof(v) - 1 - i))) & 0xFu;
-    buf[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-  }
-  buf[sizeof(buf) - 1] = '\0';
+  talus::port::detail::format_hex(v, buf);
   log_str(buf);
 }
 

@@ -53,13 +53,7 @@ void log_str(const char* s) {
 
 void log_hex(std::uint32_t v) {
   char buf[11];
-  buf[0] = '0';
-  buf[1] = 'x';
-  for (int i = 0; i < 8; ++i) {
-    const unsigned d = (v >> (28 - 4 * i)) & 0xFu;
-    buf[2 + i] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-  }
-  buf[10] = '\0';
+  talus::port::detail::format_hex(v, buf);
   log_str(buf);
 }
 

@@ -27,9 +27,11 @@
 
 namespace talus::port::x86 {
 
-/// Port I/O.
+/// Writes a byte to an I/O port.
 inline void outb(std::uint16_t port, std::uint8_t v) { asm volatile("outb %0, %1" ::"a"(v), "Nd"(port)); }
+/// Writes a 32-bit word to an I/O port.
 inline void outl(std::uint16_t port, std::uint32_t v) { asm volatile("outl %0, %1" ::"a"(v), "Nd"(port)); }
+/// Reads a byte from an I/O port.
 inline std::uint8_t inb(std::uint16_t port) {
   std::uint8_t v;
   asm volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
