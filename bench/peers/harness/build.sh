@@ -245,6 +245,8 @@ if [ "$bundle" = 1 ]; then
     esac
   done
   cp -r "$models_dir" "$out/models"
+  chmod -R u+w "$out/models"
+  cp "$harness_build/models/rbd_benchmarks/atlas_psd.urdf" "$out/models/rbd_benchmarks/"  # CMakeLists.txt
   log "bundle: $out (run: $out/talus_peers --models $out/models)"
   ldd "$out/talus_peers" | sed 's/^/  /'
 fi

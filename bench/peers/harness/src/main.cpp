@@ -59,7 +59,7 @@ double quantile(std::vector<double> x, double p) {
 
 struct Options {
   std::string models = PEERS_MODELS_DIR;
-  std::vector<std::string> robots = {"solo12", "anymal_c", "talos", "ur5", "panda_arm7"};
+  std::vector<std::string> robots = {"solo12", "anymal_c", "talos", "ur5", "panda_arm7", "iiwa", "hyq", "atlas"};
   int reps = 31;
   double batch_ms = 2.0;
   std::string csv;
@@ -173,8 +173,8 @@ int main(int argc, char** argv) {
     } else if (a == "--csv") o.csv = next();
     else {
       std::printf(
-          "usage: talus_peers [--models DIR] [--robots solo12,anymal_c,talos,ur5,panda_arm7] [--reps N (31)]\n"
-          "                   [--batch-ms X (2)] [--quick] [--csv FILE]\n");
+          "usage: talus_peers [--models DIR] [--robots solo12,anymal_c,talos,ur5,panda_arm7,iiwa,hyq,atlas]\n"
+          "                   [--reps N (31)] [--batch-ms X (2)] [--quick] [--csv FILE]\n");
       return a == "--help" || a == "-h" ? 0 : 2;
     }
   }

@@ -1,4 +1,4 @@
-// talus side: the five generated models, the benchmark states (talus's own RNG, as
+// talus side: the eight generated models, the benchmark states (talus's own RNG, as
 // bench/bench_dynamics.cpp makes them) and the timed calls.
 //
 //   CRBA      talus::crba(q)                                   -> data.H (full, symmetric)
@@ -10,13 +10,22 @@
 // Every call validates its inputs (finite, unit quaternions), as talus always does.
 #include <talus/constraints.hpp>
 #include <talus/models/anymal_c.hpp>
+#include <talus/models/atlas.hpp>
+#include <talus/models/hyq.hpp>
+#include <talus/models/iiwa.hpp>
 #include <talus/models/panda_arm7.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/models/talos.hpp>
 #include <talus/models/ur5.hpp>
 #include <talus/talus.hpp>
 
+#include <cstdio>
+
 #include "common.hpp"
+
+#ifndef PEERS_ATLAS_URDF
+#define PEERS_ATLAS_URDF ""
+#endif
 
 namespace peers {
 namespace {
@@ -376,6 +385,22 @@ std::unique_ptr<Side> make_talus_side(const std::string& name, const std::string
   if (name == "panda_arm7")
     return make(name, tm::panda_arm7::make_model<double>(), dir + "/panda/panda_arm7.urdf", false, "panda_hand_tcp", {},
                 false, "", r, err);
+  // rbd-benchmarks (../shared/models/rbd_benchmarks). HyQ's URDF has no foot links: its point
+  // contacts are at the lowerleg link origins (the knees); a point's place on the body does not
+  // change the work. Atlas: the copy CMakeLists.txt derives (three non-PSD inertias made PSD).
+  if (name == "iiwa")
+    return make(name, tm::iiwa::make_model<double>(), dir + "/rbd_benchmarks/iiwa.urdf", false, "lbr_iiwa_link_7", {},
+                false, "", r, err);
+  if (name == "hyq")
+    return make(name, tm::hyq::make_model<double>(), dir + "/rbd_benchmarks/hyq.urdf", true, "lf_lowerleg",
+                {"lf_lowerleg", "rf_lowerleg", "lh_lowerleg", "rh_lowerleg"}, false, "4 lowerleg origins x 3D", r, err);
+  if (name == "atlas") {
+    std::string urdf = PEERS_ATLAS_URDF;
+    if (FILE* f = std::fopen(urdf.c_str(), "r")) std::fclose(f);
+    else urdf = dir + "/rbd_benchmarks/atlas_psd.urdf";  // the bundle's copy (build.sh --bundle)
+    return make(name, tm::atlas::make_model<double>(), urdf, true, "l_foot", {"l_foot", "r_foot"}, true, "2 feet x 6D",
+                r, err);
+  }
   err = "unknown model " + name;
   return nullptr;
 }
