@@ -2,8 +2,9 @@
 #   cmake --preset x86-baremetal   (or -DCMAKE_TOOLCHAIN_FILE=toolchains/i686-baremetal.cmake)
 # Scalar: double. Tests run on qemu-system-i386 (machine pc) through toolchains/qemu-x86.sh.
 #
-# Compiler: Debian's host g++ with -m32 (gcc-multilib, g++-multilib: the 32-bit libgcc.a for
-# 64-bit division). No C library: start-up code, linker script, memcpy & co., the C++ runtime
+# Compiler: Debian's i686 cross g++ (g++-i686-linux-gnu, and its 32-bit libgcc.a for 64-bit
+# division). Not the host g++ with -m32: Debian's gcc-multilib conflicts with the aarch64 cross
+# compiler (g++-aarch64-linux-gnu), and apt removes one to install the other. No C library: start-up code, linker script, memcpy & co., the C++ runtime
 # stubs, COM1 and a small libm (sin, cos, atan2, hypot) come from port/x86 (talus::port_x86),
 # which adds -T<script> to the link. -nostdlib: no crt*.o, no glibc, no libstdc++ library
 # (headers only), so a program that needs malloc or operator new fails to link.
@@ -21,9 +22,9 @@
 #                       exits), not __cxa_atexit (the no-heap check rejects __cxa_*).
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR i686)
-set(CMAKE_C_COMPILER gcc)
-set(CMAKE_CXX_COMPILER g++)
-set(CMAKE_ASM_COMPILER gcc)
+set(CMAKE_C_COMPILER i686-linux-gnu-gcc)
+set(CMAKE_CXX_COMPILER i686-linux-gnu-g++)
+set(CMAKE_ASM_COMPILER i686-linux-gnu-gcc)
 # No start-up files nor linker script during CMake's compiler checks.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 

@@ -2,13 +2,14 @@
 # The whole test suite: the format check (tools/check-format.sh), the host build (plain Release, -O3; labels consistency, reference, alloc, build, install,
 # reliability, memcheck), the sanitizer build (ASan + UBSan over the hand models, solo12,
 # constraints, reliability and fuzz replays), then the on-target tests (label target; on the Cortex-M7 also the HIL
-# short run, label hil) for Cortex-M7 and Cortex-M4F under qemu-system-arm, aarch64 under qemu-aarch64, x86-64
-# through the same target path, and 32-bit x86 bare metal under qemu-system-i386. Stops at the first failing step
-# and exits non-zero; on success the last line counts every ctest test run.
+# short run, label hil) for Cortex-M7 and Cortex-M4F under qemu-system-arm, aarch64 under qemu-aarch64, and x86-64
+# through the same target path. Stops at the first failing step and exits non-zero; on success the last line counts
+# every ctest test run. Not here yet: the x86-baremetal preset (cmake --workflow --preset x86-baremetal; CI has no
+# room for its ~150 s until the host build shrinks, issue 27).
 #
 # Two streams share the 2 cores: the sanitizer stage runs in the background while the targets whose tests do not
-# depend on wall-clock time build and run in the foreground (the Cortex-M and x86 bare metal under QEMU -icount,
-# where the HIL runs in lockstep with its plant; aarch64; x86-64 Linux), so neither stream's one-core tails leave a
+# depend on wall-clock time build and run in the foreground (the Cortex-M under QEMU -icount, where the HIL
+# runs in lockstep with its plant; aarch64; x86-64 Linux), so neither stream's one-core tails leave a
 # core idle. The one test that judges wall-clock deadlines (x86-64 under FreeRTOS: a real-time tick thread) runs
 # after the sanitizer stage has finished, on an otherwise idle machine.
 set -euo pipefail
@@ -52,7 +53,6 @@ stage cortex-m7
 stage cortex-m7-freertos
 stage aarch64
 stage x86-64
-stage x86-baremetal
 stamp "waiting for the sanitizer stage"
 san_rc=0
 wait "${san_pid}" || san_rc=$?

@@ -6,8 +6,9 @@ packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-
   # cross targets (about 3 GB, most of it libstdc++ for arm-none-eabi) and their emulators
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib
   qemu-system-arm qemu-user g++-aarch64-linux-gnu
-  # x86 bare metal (preset x86-baremetal): g++ -m32 (32-bit libgcc) and qemu-system-i386
-  gcc-multilib g++-multilib qemu-system-x86
+  # x86 bare metal (preset x86-baremetal): the i686 cross g++ (not gcc-multilib: it conflicts
+  # with g++-aarch64-linux-gnu) and qemu-system-i386
+  g++-i686-linux-gnu qemu-system-x86
   # tools/footprint-report.sh: x86-64 instruction counts (callgrind)
   valgrind
   # hil/plot.py: the HIL demo's pictures
