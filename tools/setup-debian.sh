@@ -15,6 +15,9 @@ packages=(g++ cmake make libgtest-dev libbenchmark-dev libeigen3-dev liburdfdom-
   python3-matplotlib
   # the API reference: the docs target and the ctest docs_no_warnings (cmake/TalusDocs.cmake)
   doxygen
+  # clang: the sanitizer preset (host-sanitize: ASan + UBSan at -O0, a third of GCC's compile time)
+  # and the target presets' host tools (the reference tools; their bits equal GCC's)
+  clang libclang-rt-14-dev
   # tools/check-format.sh: the code style (.clang-format, set for Debian 12's clang-format 14)
   clang-format)
 missing=()

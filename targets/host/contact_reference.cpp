@@ -27,7 +27,9 @@
 // GCC 12 reports a false -Wmaybe-uninitialized in Eigen's dynamic-size symv/trmv kernels
 // (SelfadjointMatrixVector.h, TriangularMatrixVector.h), instantiated by the eigensolver and
 // LU below; the host tool is built with -Werror.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <talus/contact.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/talus.hpp>
