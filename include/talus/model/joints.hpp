@@ -237,8 +237,37 @@ bool quaternion_normalize(Q&& q) {
 }
 }  // namespace detail
 
+namespace detail {
+/// The products a multi-dof joint forms from its own transform(), motion_subspace() and
+/// motion() (CRTP: Joint derives from MultiDofJoint<Joint>). A one-dof joint along a
+/// coordinate axis has cheaper forms of its own (JointAxis).
+template <class Joint>
+struct MultiDofJoint {
+  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T.
+  template <class S, class Q>
+  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
+    return XT * Joint::template transform<S>(axis, q);
+  }
+  /// S expressed in frame a, given aM (body frame in frame a).
+  template <class S>
+  static auto motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
+    return aM.act_motion_cols(Joint::template motion_subspace<S>(axis));
+  }
+  /// m += S q̇
+  template <class S, class V>
+  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    m += Joint::template motion<S>(axis, v);
+  }
+  /// a += m × (S q̇)
+  template <class S, class V>
+  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
+    a += cross_motion<S>(m, Joint::template motion<S>(axis, v));
+  }
+};
+}  // namespace detail
+
 /// Ball joint: q = quaternion (w, x, y, z) of the body in the joint frame; v = ω (body frame).
-struct JointSpherical {
+struct JointSpherical : detail::MultiDofJoint<JointSpherical> {
   static constexpr int nq = 4;
   static constexpr int nv = 3;
   static constexpr bool has_quaternion = true;
@@ -248,14 +277,6 @@ struct JointSpherical {
     Transform<S> M;
     M.R = quaternion_to_rotation<S>(q[0], q[1], q[2], q[3]);
     return M;
-  }
-  template <class S, class Q>
-  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
-    return XT * transform<S>(axis, q);
-  }
-  template <class S>
-  static Eigen::Matrix<S, 6, 3> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
-    return aM.act_motion_cols(motion_subspace<S>(axis));
   }
   template <class S>
   static Eigen::Matrix<S, 6, 3> motion_subspace(const Vector3<S>&) {
@@ -268,16 +289,6 @@ struct JointSpherical {
     Motion<S> m;
     m << v[0], v[1], v[2], S(0), S(0), S(0);
     return m;
-  }
-  /// m += S q̇
-  template <class S, class V>
-  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
-    m += motion<S>(axis, v);
-  }
-  /// a += m × (S q̇)
-  template <class S, class V>
-  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
-    a += cross_motion<S>(m, motion<S>(axis, v));
   }
   template <class S, class F>
   static Eigen::Matrix<S, 3, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) {
@@ -316,7 +327,7 @@ struct JointSpherical {
 };
 
 /// Six-dof joint of a floating base: q = [p (3); quaternion (w, x, y, z)], v = [ω; v] body frame.
-struct JointFreeFlyer {
+struct JointFreeFlyer : detail::MultiDofJoint<JointFreeFlyer> {
   static constexpr int nq = 7;
   static constexpr int nv = 6;
   static constexpr bool has_quaternion = true;
@@ -325,33 +336,15 @@ struct JointFreeFlyer {
   static Transform<S> transform(const Vector3<S>&, const Q& q) {
     return Transform<S>(quaternion_to_rotation<S>(q[3], q[4], q[5], q[6]), Vector3<S>(q[0], q[1], q[2]));
   }
-  template <class S, class Q>
-  TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
-    return XT * transform<S>(axis, q);
-  }
   template <class S>
   static Eigen::Matrix<S, 6, 6> motion_subspace(const Vector3<S>&) {
     return Matrix6<S>::Identity();
-  }
-  template <class S>
-  static Eigen::Matrix<S, 6, 6> motion_subspace_in(const Transform<S>& aM, const Vector3<S>& axis) {
-    return aM.act_motion_cols(motion_subspace<S>(axis));
   }
   template <class S, class V>
   TALUS_INLINE static Motion<S> motion(const Vector3<S>&, const V& v) {
     Motion<S> m;
     for (int k = 0; k < 6; ++k) m[k] = v[k];
     return m;
-  }
-  /// m += S q̇
-  template <class S, class V>
-  TALUS_INLINE static void add_motion(Motion<S>& m, const Vector3<S>& axis, const V& v) {
-    m += motion<S>(axis, v);
-  }
-  /// a += m × (S q̇)
-  template <class S, class V>
-  TALUS_INLINE static void add_cross_motion(Motion<S>& a, const Motion<S>& m, const Vector3<S>& axis, const V& v) {
-    a += cross_motion<S>(m, motion<S>(axis, v));
   }
   template <class S, class F>
   static Eigen::Matrix<S, 6, F::ColsAtCompileTime> project(const Vector3<S>&, const F& f) {
