@@ -1,7 +1,7 @@
 // The FreeRTOS hooks reach talus's fault path: a fault hook is installed, then a task faults on
 // purpose. Expected (targets/run_expect.cmake): "fault hook ran", the port's report
 // "talus/port: fault: FreeRTOS ...", exit code 3.
-//   Cortex-M: a task overflows its 128-word stack (recursion; the overflow lands in padding
+//   Cortex-M, x86 bare metal: a task overflows its 128-word stack (recursion; the overflow lands in padding
 //             placed below the stack) and blocks: the kernel's check (method 2, at the switch)
 //             finds the fill words at the stack's end overwritten -> vApplicationStackOverflowHook.
 //   Linux:    the POSIX kernel port runs tasks on pthreads' own stacks (no overflow to catch):
@@ -24,7 +24,11 @@ void say(const char* s) {
   talus::port::log_write(s, n);
 }
 
-#if defined(__arm__)
+#if defined(__arm__) || defined(__i386__)
+#define TALUS_FAULT_TEST_STACK_OVERFLOW 1
+#endif
+
+#if defined(TALUS_FAULT_TEST_STACK_OVERFLOW)
 struct GuardedStack {
   StackType_t pad[512];    // the overflow writes here (the stack grows down)
   StackType_t stack[128];  // 512 B
@@ -38,7 +42,7 @@ __attribute__((noinline)) int recurse(int depth) {
   return depth > 0 ? recurse(depth - 1) + static_cast<int>(frame[3]) : static_cast<int>(frame[0]);
 }
 
-void overflow_task(void*) {
+TALUS_FREERTOS_TASK_FUNCTION void overflow_task(void*) {
   say("freertos fault test: overflowing a 512 B task stack\n");
   volatile int r = recurse(16);  // ~1.3 KB deep
   (void)r;
@@ -51,11 +55,11 @@ void overflow_task(void*) {
 }  // namespace
 
 int main() {
-#if !defined(__arm__)
+#if !defined(__arm__) && !defined(__i386__)
   talus::port::init();
 #endif
   talus::port::set_fault_hook(hook);
-#if defined(__arm__)
+#if defined(TALUS_FAULT_TEST_STACK_OVERFLOW)
   if (!xTaskCreateStatic(overflow_task, "overflow", 128, nullptr, tskIDLE_PRIORITY + 2, g_small.stack, &g_tcb))
     talus::port::fault("xTaskCreateStatic failed");
   vTaskStartScheduler();
