@@ -9,8 +9,9 @@
 //               since that tick: SysTick's count within the tick on Cortex-M (40 ns steps at
 //               25 MHz), the local APIC timer's count within the tick on x86 (16 ns steps at
 //               QEMU's 1 GHz APIC clock), CLOCK_MONOTONIC since the tick hook ran on POSIX
-//               (clamped below one tick). Monotonic; while the scheduler is suspended (vTaskSuspendAll) it
-//               stands still at the last value. Before the scheduler starts it reads 0.
+//               (clamped below one tick). Monotonic; while the scheduler is suspended
+//               (vTaskSuspendAll) it stands still at the last value. Before the scheduler
+//               starts it reads 0.
 //   wait_until  xTaskDelayUntil to the kernel tick that contains t (the task blocks; lower
 //               priorities run), then a spin of less than one tick for the rest. Periods
 //               that are whole ticks and start on a tick (ControlTask does that) spin for
@@ -286,7 +287,10 @@ extern "C" {
 // An fxsave area for each task (traceTASK_CREATE, FreeRTOSConfig.h), from a static pool: the
 // state a task starts with is the reset one (x87 control word 0x037F: all exceptions masked,
 // 64-bit precision; MXCSR 0x1F80: round to nearest, all exceptions masked; registers zero).
-// Called inside xTaskCreateStatic (a task or main, never an interrupt).
+// Called inside xTaskCreateStatic, in the kernel's critical section (a task or main, never an
+// interrupt). An area is never given back: a deleted task's stays used, so the pool bounds the
+// tasks created over the program's life, not those alive at once (talus's firmware creates its
+// tasks once, at start-up).
 void* talus_x86_fpu_context(void) {
   struct alignas(16) Area {
     std::uint8_t bytes[512];
