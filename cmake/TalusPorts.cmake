@@ -93,7 +93,7 @@ endfunction()
 
 # talus_define_freertos_port(<port source dir> [STRICT]): talus::port_freertos, talus's port
 # over FreeRTOS (port/freertos: clock, wait_until, critical sections, kernel hooks) together
-# with the family's shared start-up, fault and I/O code (port/cortex-m or port/posix). Needs
+# with the family's shared start-up, fault and I/O code (port/cortex-m, port/x86 or port/posix). Needs
 # the project's FreeRTOS kernel target `freertos_kernel` (FreeRTOS-Kernel's own CMake, with
 # FREERTOS_PORT and a freertos_config target; port/freertos/config/FreeRTOSConfig.h is the
 # reference configuration). Defines TALUS_PORT_FREERTOS=1 for its users.
@@ -106,7 +106,25 @@ function(talus_define_freertos_port port_dir)
   if(arg_STRICT)
     list(APPEND flags -Werror)
   endif()
-  if(CMAKE_SYSTEM_NAME STREQUAL "Generic")
+  if(CMAKE_SYSTEM_NAME STREQUAL "Generic" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(i[3-6]86|x86)$")
+    # Bare-metal x86 (kernel port GCC_IA32_FLAT): port/x86's start-up, faults, COM1/COM2,
+    # runtime and libm, with clock_freertos.cpp instead of clock_x86.cpp (the APIC timer is
+    # the kernel's tick). The kernel's C code is compiled -mgeneral-regs-only (see
+    # port/freertos/config/FreeRTOSConfig.h: the FPU / SSE state across context switches).
+    add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/x86/boot_x86.cpp"
+                "${port_dir}/x86/port_x86.cpp" "${port_dir}/x86/runtime_x86.cpp" "${port_dir}/x86/libm_x86.cpp"
+                "${port_dir}/freertos/clock_freertos.cpp" "${port_dir}/common/fault_hook.cpp")
+    target_include_directories(talus_port_freertos PUBLIC "${port_dir}/x86/include")
+    target_compile_definitions(talus_port_freertos PRIVATE TALUS_FREERTOS_X86=1)
+    set(ld "$<IF:$<BOOL:$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>>,$<TARGET_PROPERTY:TALUS_LINKER_SCRIPT>,${TALUS_PORT_X86_LINKER_SCRIPT}>")
+    target_link_options(talus_port_freertos INTERFACE "-T${ld}")
+    set_property(TARGET talus_port_freertos APPEND PROPERTY INTERFACE_LINK_DEPENDS "${ld}")
+    foreach(kernel_target freertos_kernel freertos_kernel_port)
+      if(TARGET ${kernel_target})
+        target_compile_options(${kernel_target} PRIVATE $<$<COMPILE_LANGUAGE:C>:-mgeneral-regs-only>)
+      endif()
+    endforeach()
+  elseif(CMAKE_SYSTEM_NAME STREQUAL "Generic")
     add_library(talus_port_freertos OBJECT EXCLUDE_FROM_ALL "${port_dir}/cortex-m/startup.cpp"
                 "${port_dir}/cortex-m/port_cortex_m.cpp" "${port_dir}/freertos/clock_freertos.cpp"
                 "${port_dir}/common/fault_hook.cpp")

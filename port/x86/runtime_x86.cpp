@@ -3,6 +3,9 @@
 //   memcpy, memmove, memset, memcmp   GCC emits calls to them (struct copies, zeroing,
 //                         std::memcpy for bit casts) even with -ffreestanding. rep movsb /
 //                         stosb: short and fast enough on every x86 since the P6 (ERMSB).
+//   strlen                GCC turns a counting loop into a call to it (-fbuiltin at -O2; seen
+//                         in targets/freertos/fault_test.cpp): repne scasb, since a C loop
+//                         here could itself become a call to strlen.
 //   __cxa_pure_virtual    vtable slot of a pure virtual function: a fault if ever called.
 //   operator delete       referenced by the deleting destructor of any class with a virtual
 //                         destructor (never called: nothing is allocated with new).
@@ -47,6 +50,13 @@ int memcmp(const void* a, const void* b, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i)
     if (p[i] != q[i]) return p[i] < q[i] ? -1 : 1;
   return 0;
+}
+
+std::size_t strlen(const char* s) noexcept {
+  const char* p = s;
+  std::size_t n = ~std::size_t(0);
+  asm volatile("repne scasb" : "+D"(p), "+c"(n) : "a"(0), "m"(*(const char(*)[])s));
+  return ~n - 1;  // ecx counted down once per byte scanned, the terminating 0 included
 }
 
 void __cxa_pure_virtual() { talus::port::fault("pure virtual function called"); }

@@ -4,16 +4,20 @@
 //                        each period solo12's ABA and a constrained forward dynamics of its
 //                        four feet (range space), on the reference states in turn
 //   logger   priority 3  wakes every 100 ms and logs the control loop's progress
-//   load     priority 1  spins for ever (counts): takes every cycle the others leave
+//   load     priority 1  spins for ever: takes every cycle the others leave, in rounds of
+//                        double arithmetic whose result it knows (a preemption that lost the
+//                        task's FPU / SSE registers shows as a bad round: x86 bare metal,
+//                        where talus saves them itself, FreeRTOSConfig.h)
 //
-// Checked: every step ok; zero deadline misses (Cortex-M under QEMU -icount: deterministic
-// virtual time); the logger and the load task both ran while the control task was active;
-// the control task's stack high-water mark within its configured stack (Cortex-M; on Linux
+// Checked: every step ok; zero deadline misses (Cortex-M and x86 bare metal under QEMU -icount:
+// deterministic virtual time); the logger and the load task both ran while the control task was active;
+// no bad load round (FPU state intact across preemptions);
+// the control task's stack high-water mark within its configured stack (bare metal; on Linux
 // the kernel port runs each task on a pthread with its own stack, not the array). Printed:
 // latency (release → start) and execution-time statistics of the loop runner.
 // Then a deliberate overrun: a second control task whose step takes 1.5 periods every 5th
 // period, 20 periods: exactly 4 misses must be counted (none absorbed silently).
-// Cortex-M, last: the kernel's tick interrupt and a task switch, in virtual time
+// Bare metal, last: the kernel's tick interrupt and a task switch, in virtual time
 // (measure_kernel(), printed for bench/RESULTS.md; checked only to be plausible).
 #include <talus/port/freertos.hpp>
 #include <talus/rt/loop.hpp>
@@ -23,6 +27,12 @@
 #include <cstdint>
 
 #include "target_support.hpp"
+
+// Bare metal (Cortex-M, x86 under QEMU -icount): real task stacks and deterministic virtual
+// time; the kernel-cost measurement and the stack check run there.
+#if defined(__arm__) || defined(__i386__)
+#define TALUS_FREERTOS_BARE_METAL 1
+#endif
 
 #ifndef TALUS_FREERTOS_LOOP_MAX_MISSES
 #define TALUS_FREERTOS_LOOP_MAX_MISSES 0
@@ -45,7 +55,8 @@ constexpr std::uint64_t kOverrunStrayMisses = TALUS_FREERTOS_LOOP_MAX_MISSES > 0
 
 talus::rt::freertos::ControlTask<kControlWords> g_control;
 talus::rt::freertos::ControlTask<kControlWords, 8> g_overrun;
-volatile std::uint64_t g_bad_steps = 0, g_load_count = 0, g_load_at_start = 0, g_load_during = 0;
+volatile std::uint64_t g_bad_steps = 0, g_load_count = 0, g_load_at_start = 0, g_load_during = 0, g_load_bad = 0;
+volatile double g_load_seed = 1.0000001;
 volatile int g_logger_runs = 0, g_logger_runs_during = 0;
 int g_failures = 0;
 
@@ -77,9 +88,9 @@ StaticTask_t g_logger_tcb, g_load_tcb;
 StackType_t g_logger_stack[512], g_load_stack[256];
 TaskHandle_t g_logger = nullptr;
 
-#if defined(__arm__)
-// The kernel's own costs, in virtual time (Cortex-M under QEMU -icount: deterministic; SysTick
-// resolution 40 ns). Tick: a task spinning on now_ns() sees, at each tick, a gap longer than
+#if defined(TALUS_FREERTOS_BARE_METAL)
+// The kernel's own costs, in virtual time (Cortex-M and x86 under QEMU -icount: deterministic;
+// resolution: SysTick 40 ns, x86's APIC timer 16 ns). Tick: a task spinning on now_ns() sees, at each tick, a gap longer than
 // its loop by the tick interrupt (SysTick handler, xTaskIncrementTick; no switch: it stays the
 // highest ready task). Switch: xTaskNotifyGive from this task to a higher-priority task
 // blocked in ulTaskNotifyTake, until that task reads the clock (the give, PendSV's context
@@ -91,7 +102,7 @@ TaskHandle_t g_pong = nullptr;
 volatile std::uint64_t g_ping_ns = 0, g_switch_ns[32];
 volatile int g_switches = 0;
 
-void pong_task(void*) {
+TALUS_FREERTOS_TASK_FUNCTION void pong_task(void*) {
   for (;;) {
     (void)ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
     const std::uint64_t t = talus::port::now_ns();
@@ -148,7 +159,7 @@ void overrun_done(talus::rt::freertos::ControlTask<kControlWords, 8>& task) {
   check(task.status() == talus::Status::ok && st.misses >= kOverrunMisses &&
             st.misses <= kOverrunMisses + kOverrunStrayMisses && st.iterations == 20,
         l);
-#if defined(__arm__)
+#if defined(TALUS_FREERTOS_BARE_METAL)
   measure_kernel();
 #endif
   l << (g_failures ? "FAILED: " : "PASSED: ") << static_cast<std::uint64_t>(g_failures) << " failures";
@@ -174,9 +185,11 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
     << ep.ns << " / " << st.exec.max_ns << " ns; counter: " << talus::port::counter_name();
   l.write();
   l << "logger ran " << static_cast<std::uint64_t>(g_logger_runs_during) << " times, load task "
-    << static_cast<std::uint64_t>(g_load_during) << " counts while the control task ran";
-  check(g_logger_runs_during >= static_cast<int>(kPeriods / 100) - 1 && g_load_during > 0, l);
-#if defined(__arm__)
+    << static_cast<std::uint64_t>(g_load_during) << " rounds while the control task ran, "
+    << static_cast<std::uint64_t>(g_load_bad) << " of " << static_cast<std::uint64_t>(g_load_count)
+    << " rounds with a wrong double result";
+  check(g_logger_runs_during >= static_cast<int>(kPeriods / 100) - 1 && g_load_during > 0 && g_load_bad == 0, l);
+#if defined(TALUS_FREERTOS_BARE_METAL)
   l << "control task stack: high-water " << static_cast<std::uint64_t>(task.stack_used_bytes()) << " of "
     << static_cast<std::uint64_t>(task.stack_bytes()) << " B";
   check(task.stack_used_bytes() < task.stack_bytes(), l);
@@ -193,7 +206,7 @@ void control_done(talus::rt::freertos::ControlTask<kControlWords>& task) {
   }
 }
 
-void logger_task(void*) {
+TALUS_FREERTOS_TASK_FUNCTION void logger_task(void*) {
   for (;;) {
     vTaskDelay(pdMS_TO_TICKS(100));
     ++g_logger_runs;
@@ -206,14 +219,30 @@ void logger_task(void*) {
   }
 }
 
-void load_task(void*) {
-  for (;;) g_load_count = g_load_count + 1;
+// One load round: 200 dependent multiply-adds, kept in registers (the control task preempts
+// it at every tick and runs its own double code).
+double load_round() {
+  double x = g_load_seed, y = 0.5, acc = 0.0;
+  for (int i = 0; i < 200; ++i) {
+    acc += x * y;
+    y = y * 0.999 + 0.001;
+    x = x * 1.0000001;
+  }
+  return acc;
+}
+
+TALUS_FREERTOS_TASK_FUNCTION void load_task(void*) {
+  const double expected = load_round();
+  for (;;) {
+    if (load_round() != expected) g_load_bad = g_load_bad + 1;
+    g_load_count = g_load_count + 1;
+  }
 }
 
 }  // namespace
 
 int main() {
-#if !defined(__arm__)
+#if !defined(TALUS_FREERTOS_BARE_METAL)
   talus::port::init();
 #endif
   talus_target_control_setup();

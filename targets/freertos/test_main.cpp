@@ -11,9 +11,10 @@ int talus_target_main();
 
 namespace {
 
-// 32 KB on Cortex-M (4-byte words); 256 KB on Linux (8-byte words: the POSIX kernel port runs
-// the task on a thread whose stack this is; the host's double solves use more stack).
-#if defined(TALUS_TARGET_STACK_PAINT)
+// 32 KB on Cortex-M and x86 bare metal (4-byte words; x86 used 9.3 KB); 256 KB on Linux (8-byte
+// words: the POSIX kernel port runs the task on a thread whose stack this is; the host's double
+// solves use more stack).
+#if defined(TALUS_TARGET_STACK_PAINT) || defined(__i386__)
 constexpr std::size_t kStackWords = 8192;
 #else
 constexpr std::size_t kStackWords = 32768;
@@ -21,7 +22,7 @@ constexpr std::size_t kStackWords = 32768;
 StaticTask_t g_tcb;
 StackType_t g_stack[kStackWords];
 
-void test_task(void*) {
+TALUS_FREERTOS_TASK_FUNCTION void test_task(void*) {
 #if defined(TALUS_TARGET_STACK_PAINT)
   talus_target::StackRegion& r = talus_target::stack_region();
   r.lo = reinterpret_cast<volatile std::uint32_t*>(g_stack);
@@ -44,8 +45,8 @@ void test_task(void*) {
 }  // namespace
 
 int main() {
-#if !defined(__arm__)
-  talus::port::init();  // Linux: fault signals (Cortex-M: the startup code calls it)
+#if !defined(__arm__) && !defined(__i386__)
+  talus::port::init();  // Linux: fault signals (bare metal: the startup code calls it)
 #endif
   if (!xTaskCreateStatic(test_task, "talus-test", kStackWords, nullptr, tskIDLE_PRIORITY + 2, g_stack, &g_tcb))
     talus::port::fault("xTaskCreateStatic failed");

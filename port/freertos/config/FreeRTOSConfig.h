@@ -1,7 +1,9 @@
 /* FreeRTOSConfig.h of talus's FreeRTOS port on its reference targets: the QEMU MPS2 boards
- * (Cortex-M7 mps2-an500, Cortex-M4F mps2-an386; kernel ports GCC_ARM_CM7 and GCC_ARM_CM4F)
- * and x86-64 Linux (GCC_POSIX). A real board copies this file and changes the clock, the
- * interrupt priority bits and the heap of its own firmware (port/README.md, "FreeRTOS").
+ * (Cortex-M7 mps2-an500, Cortex-M4F mps2-an386; kernel ports GCC_ARM_CM7 and GCC_ARM_CM4F),
+ * x86-64 Linux (GCC_POSIX) and bare-metal 32-bit x86 (QEMU pc; GCC_IA32_FLAT, whose portASM.S
+ * includes this file: values stay plain integers, C declarations under __ASSEMBLER__). A real
+ * board copies this file and changes the clock, the interrupt priority bits and the heap of
+ * its own firmware (port/README.md, "FreeRTOS").
  * Facts behind the values: ../shared/notes/freertos.md. */
 #ifndef TALUS_FREERTOS_CONFIG_H
 #define TALUS_FREERTOS_CONFIG_H
@@ -45,12 +47,14 @@
 #define INCLUDE_uxTaskPriorityGet 1
 #define INCLUDE_vTaskPrioritySet 1
 
+#ifndef __ASSEMBLER__
 #ifdef __cplusplus
 extern "C" {
 #endif
 void talus_freertos_assert(const char* file, int line);
 #ifdef __cplusplus
 }
+#endif
 #endif
 #define configASSERT(x)                                  \
   do {                                                   \
@@ -70,6 +74,50 @@ void talus_freertos_assert(const char* file, int line);
 #define vPortSVCHandler SVC_Handler
 #define xPortPendSVHandler PendSV_Handler
 #define xPortSysTickHandler SysTick_Handler
+#elif defined(__i386__) /* GCC_IA32_FLAT: bare-metal 32-bit x86 on talus's port/x86 (QEMU pc) */
+/* The tick is the local APIC timer (xAPIC at 0xFEE00000), divide-by-16: the port loads
+ * (configCPU_CLOCK_HZ >> 4) / configTICK_RATE_HZ - 1, so configCPU_CLOCK_HZ is the APIC timer's
+ * input clock, not the core clock: 1 GHz on QEMU (a real board: its bus / crystal clock,
+ * CPUID leaf 0x15 or measured). */
+#define configCPU_CLOCK_HZ 1000000000UL
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
+#define configISR_STACK_SIZE 2048 /* words: the interrupt stack (8 KB) */
+/* Vectors: 0x20 yield, 0x21 tick, 0xFE APIC error, 0xFF spurious; every other vector >= 0x20
+ * enters the port's central wrapper (xPortRegisterCInterruptHandler). Vectors 0-31 are
+ * talus's fault handlers (clock_freertos.cpp puts them in the port's IDT). */
+#define configUSE_COMMON_INTERRUPT_ENTRY_POINT 1
+/* Critical sections raise the APIC task priority to class 10: vectors 0xB0-0xFF stay live
+ * and must not call FreeRTOS. */
+#define configMAX_API_CALL_INTERRUPT_PRIORITY 10
+/* FPU / SSE state across context switches. The port's own configSUPPORT_FPU saves only the
+ * x87 (fnsave, 108 bytes, no XMM registers, no MXCSR) into a buffer from pvPortMalloc: talus's
+ * double code is SSE2 and the image has no heap. Instead every task gets a 512-byte fxsave
+ * area (x87 + MXCSR + XMM0-7) from a static pool at creation (traceTASK_CREATE, in its
+ * application task tag), and the switch saves / restores it with fxsave / fxrstor
+ * (traceTASK_SWITCHED_OUT / _IN, inside vTaskSwitchContext: the interrupted task's FPU
+ * registers are untouched there because the kernel, the port and every interrupt-time hook
+ * are compiled -mgeneral-regs-only). The task tag is therefore talus's on x86: an application
+ * must not call vTaskSetApplicationTaskTag. */
+#define configSUPPORT_FPU 0
+#define configUSE_APPLICATION_TASK_TAG 1
+#ifndef __ASSEMBLER__
+#ifdef __cplusplus
+extern "C" {
+#endif
+void* talus_x86_fpu_context(void); /* clock_freertos.cpp: a fresh fxsave area, 16-aligned */
+#ifdef __cplusplus
+}
+#endif
+#endif
+#define traceTASK_CREATE(pxNewTCB) ((pxNewTCB)->pxTaskTag = (TaskHookFunction_t)talus_x86_fpu_context())
+#define traceTASK_SWITCHED_OUT()                                                                          \
+  do {                                                                                                    \
+    if (pxCurrentTCB->pxTaskTag) __asm volatile("fxsave (%0)" ::"r"(pxCurrentTCB->pxTaskTag) : "memory"); \
+  } while (0)
+#define traceTASK_SWITCHED_IN()                                                                            \
+  do {                                                                                                     \
+    if (pxCurrentTCB->pxTaskTag) __asm volatile("fxrstor (%0)" ::"r"(pxCurrentTCB->pxTaskTag) : "memory"); \
+  } while (0)
 #else                                   /* GCC_POSIX: x86-64 Linux */
 #define configCPU_CLOCK_HZ 1000000000UL /* unused by the POSIX port */
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 0

@@ -37,6 +37,17 @@
 #include "FreeRTOS.h"
 #include "task.h"
 
+/// Put on every task function (xTaskCreateStatic's first argument). On 32-bit x86 the
+/// IA32_flat kernel port starts a task with its stack 8 bytes off the 16-byte alignment the
+/// i386 ABI promises at a call, and SSE code (aligned spills, movaps on 16-byte locals) needs
+/// that alignment: the function realigns its stack on entry (force_align_arg_pointer).
+/// Elsewhere empty.
+#if defined(__i386__)
+#define TALUS_FREERTOS_TASK_FUNCTION __attribute__((force_align_arg_pointer))
+#else
+#define TALUS_FREERTOS_TASK_FUNCTION
+#endif
+
 namespace talus::port::freertos {
 /// The kernel tick period in ns (1e9 / configTICK_RATE_HZ).
 std::uint64_t tick_ns();
@@ -78,7 +89,7 @@ class ControlTask {
   }
 
  private:
-  static void entry(void* self) { static_cast<ControlTask*>(self)->run(); }
+  TALUS_FREERTOS_TASK_FUNCTION static void entry(void* self) { static_cast<ControlTask*>(self)->run(); }
   void run() {
     // First release: the tick after the next one, so the first period starts on a tick.
     const std::uint64_t tick = talus::port::freertos::tick_ns();
