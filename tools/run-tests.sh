@@ -4,7 +4,7 @@
 # ASan + UBSan over the hand models, solo12, constraints, reliability and fuzz replays), then the on-target tests
 # (label target; on the Cortex-M7 also the HIL short run, label hil), all compiled by GCC: Cortex-M7 and Cortex-M4F
 # under qemu-system-arm, aarch64 under qemu-aarch64, x86-64 Linux through the same target path, x86 bare metal under
-# qemu-system-i386. Stops at the first failing step and exits non-zero; on success the last line counts every ctest
+# qemu-system-i386 (bare metal and FreeRTOS). Stops at the first failing step and exits non-zero; on success the last line counts every ctest
 # test run.
 #
 # Two compilers: clang builds the host suite and the sanitizers (it instantiates talus's templates in about half
@@ -58,6 +58,7 @@ stage cortex-m7-freertos
 stage aarch64
 stage x86-64
 stage x86-baremetal
+stage x86-baremetal-freertos
 stamp "waiting for the sanitizer stage"
 san_rc=0
 wait "${san_pid}" || san_rc=$?
