@@ -5,6 +5,8 @@
 #include <talus/rt/port.hpp>
 #if defined(__arm__)
 #include <talus/port/cortex_m.hpp>
+#elif defined(TALUS_PORT_X86)
+#include <talus/port/x86.hpp>
 #endif
 
 #include <cstddef>

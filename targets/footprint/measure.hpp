@@ -47,6 +47,17 @@ __attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
   talus::port::critical_exit(irq);
   return (t0 - t1) & 0x00FFFFFFu;  // down-counter, reload 2^24 − 1 (port_cortex_m.cpp)
 }
+#elif defined(TALUS_PORT_X86)
+// Bare-metal x86 under QEMU -icount shift=N: the TSC counts virtual ns (TALUS_X86_TSC_HZ is
+// 1 GHz), 2^N per instruction, so instructions = ticks >> N (run at shift=0: ticks).
+// Interrupts are off in port/x86.
+constexpr const char* kCounter = "tsc";
+__attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
+  const std::uint64_t t0 = talus::port::x86::rdtsc();
+  f(s);
+  const std::uint64_t t1 = talus::port::x86::rdtsc();
+  return static_cast<std::uint32_t>(t1 - t0);
+}
 #elif defined(TALUS_FP_CALLGRIND)
 constexpr const char* kCounter = "callgrind";
 __attribute__((noinline)) std::uint32_t measure(Fn f, int s) {
@@ -84,7 +95,7 @@ void window(const char* label, Fn f, int s, int field, bool cold = false) {
   o << "win " << g_window;
   CALLGRIND_DUMP_STATS_AT(o.c_str());
   o << " " << (cold ? "cold_" : "") << label << " " << field << " -";
-#elif defined(__arm__)
+#elif defined(__arm__) || defined(TALUS_PORT_X86)
   o << "win " << g_window << " " << (cold ? "cold_" : "") << label << " " << field << " " << ticks;
 #else
   (void)ticks;

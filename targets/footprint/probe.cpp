@@ -8,6 +8,8 @@
 //       virtual time, 2^N ns per instruction: instructions = ticks · 40 / 2^N, exact after
 //       rounding for N ≥ 7. 24-bit counter: the difference is taken modulo 2^24, fine for
 //       windows shorter than 2^24 ticks (5.2 M instructions at N = 7). Printed as ticks.
+//   x86 bare metal (QEMU -icount shift=0)  the TSC read around the call: it counts virtual
+//       ns, one per instruction at shift 0. Printed as ticks (= instructions).
 //   x86-64 under valgrind --tool=callgrind --collect-atstart=no
 //       each window toggles collection on and off around the call and dumps (client
 //       requests; no-ops when not under valgrind). Counted: Ir of the dumps.
@@ -20,7 +22,7 @@
 // nops) checks the whole chain: it must come out at 1000.
 //
 // Output (talus::port::log_write): one line per window, "win <index> <label> <state> <ticks>"
-// (ticks only on Cortex-M, else "-"), and on Cortex-M "stack <label> <bytes>": the deepest
+// (ticks only on Cortex-M and x86 bare metal, else "-"), and on Cortex-M "stack <label> <bytes>": the deepest
 // stack one call used, over the label's windows (stack painted before each window; bytes
 // from the stack pointer at the call down to the lowest word that changed).
 #include <talus/models/solo12.hpp>
