@@ -65,52 +65,42 @@ std::uint64_t extend(std::uint32_t k) {
   return g_tick_high | k;
 }
 
-#if defined(TALUS_FREERTOS_CORTEX_M)
+#if defined(TALUS_FREERTOS_CORTEX_M) || defined(TALUS_FREERTOS_X86)
 template <class T = std::uint32_t>
 inline volatile T& reg(std::uint32_t address) {
   return *reinterpret_cast<volatile T*>(static_cast<std::uintptr_t>(address));
 }
-constexpr std::uint32_t SYST_RVR = 0xE000E014u, SYST_CVR = 0xE000E018u, SCB_ICSR = 0xE000ED04u;
-constexpr std::uint32_t ICSR_PENDSTSET = 1u << 26;
+// The kernel's tick timer: a down-counter reloaded each tick, and the register and bit that
+// show its interrupt pending.
+struct TickTimer {
+  std::uint32_t reload, current, pending, pending_bit;
+  std::uint64_t count_hz;  // the counter's clock
+};
+#if defined(TALUS_FREERTOS_CORTEX_M)
+// SysTick at the core clock (the kernel programs its reload); pending: ICSR.PENDSTSET.
+constexpr TickTimer kTimer{0xE000E014u, 0xE000E018u, 0xE000ED04u, 1u << 26, configCPU_CLOCK_HZ};
+#else
+static_assert(TALUS_X86_TSC_HZ != 0, "talus/freertos x86: TALUS_X86_TSC_HZ must be known (no PIT measurement here)");
+// The local APIC timer (configAPIC_BASE): initial and current count; pending: the interrupt
+// request register word holding the tick vector (portAPIC_TIMER_INT_VECTOR, 0x21). The port
+// divides the APIC clock (configCPU_CLOCK_HZ) by 16.
+constexpr TickTimer kTimer{configAPIC_BASE + 0x380u, configAPIC_BASE + 0x390u,
+                           configAPIC_BASE + 0x200u + 0x10u * (portAPIC_TIMER_INT_VECTOR / 32),
+                           1u << (portAPIC_TIMER_INT_VECTOR % 32), configCPU_CLOCK_HZ / 16};
+#endif
 
-// (kernel ticks, SysTick counts into the current tick), consistent: inside a critical section
-// the tick interrupt cannot run, but SysTick keeps counting and may wrap; a pending tick
-// interrupt with a freshly reloaded counter means the wrap happened before the read.
+// (kernel ticks, timer counts into the current tick), consistent: inside a critical section
+// the tick interrupt cannot run, but the timer keeps counting and may reload; a pending tick
+// with a freshly reloaded counter means the reload happened before the read.
 void read_ticks(std::uint64_t& ticks, std::uint32_t& sub, std::uint32_t& per_tick) {
-  const std::uint32_t reload = reg(SYST_RVR);
+  const std::uint32_t reload = reg(kTimer.reload);
   std::uint32_t k = static_cast<std::uint32_t>(xTaskGetTickCount());
-  const std::uint32_t cur = reg(SYST_CVR);
-  const bool pending = (reg(SCB_ICSR) & ICSR_PENDSTSET) != 0;
+  const std::uint32_t cur = reg(kTimer.current);
+  const bool pending = (reg(kTimer.pending) & kTimer.pending_bit) != 0;
   if (pending && cur > reload / 2) ++k;
   ticks = extend(k);
   sub = reload - cur;
   per_tick = reload + 1;
-}
-#elif defined(TALUS_FREERTOS_X86)
-static_assert(TALUS_X86_TSC_HZ != 0, "talus/freertos x86: TALUS_X86_TSC_HZ must be known (no PIT measurement here)");
-template <class T = std::uint32_t>
-inline volatile T& reg(std::uint32_t address) {
-  return *reinterpret_cast<volatile T*>(static_cast<std::uintptr_t>(address));
-}
-// Local APIC (configAPIC_BASE): the timer's initial and current count, and the interrupt
-// request register word holding the tick vector (portAPIC_TIMER_INT_VECTOR, 0x21).
-constexpr std::uint32_t APIC_TIMER_INITIAL = configAPIC_BASE + 0x380u, APIC_TIMER_CURRENT = configAPIC_BASE + 0x390u;
-constexpr std::uint32_t APIC_IRR_TICK = configAPIC_BASE + 0x200u + 0x10u * (portAPIC_TIMER_INT_VECTOR / 32);
-constexpr std::uint32_t IRR_TICK_BIT = 1u << (portAPIC_TIMER_INT_VECTOR % 32);
-
-// (kernel ticks, APIC timer counts into the current tick), consistent: inside a critical
-// section (APIC task priority above the tick's) the tick stays in the IRR while the timer
-// reloads and counts on; a pending tick with a freshly reloaded counter means the wrap came
-// before the read.
-void read_ticks(std::uint64_t& ticks, std::uint32_t& sub, std::uint32_t& per_tick) {
-  const std::uint32_t initial = reg(APIC_TIMER_INITIAL);
-  std::uint32_t k = static_cast<std::uint32_t>(xTaskGetTickCount());
-  const std::uint32_t cur = reg(APIC_TIMER_CURRENT);
-  const bool pending = (reg(APIC_IRR_TICK) & IRR_TICK_BIT) != 0;
-  if (pending && cur > initial / 2) ++k;
-  ticks = extend(k);
-  sub = initial - cur;
-  per_tick = initial + 1;
 }
 #else
 volatile std::uint64_t g_tick_mono_ns = 0;  // CLOCK_MONOTONIC when the last tick ran
@@ -141,30 +131,16 @@ namespace talus::port {
 std::uint64_t now_ns() {
   if (xTaskGetSchedulerState() == taskSCHEDULER_NOT_STARTED) return 0;
   const IrqState s = critical_enter();
-#if defined(TALUS_FREERTOS_X86)
+#if defined(TALUS_FREERTOS_CORTEX_M) || defined(TALUS_FREERTOS_X86)
   std::uint64_t ticks;
   std::uint32_t sub, per_tick;
   read_ticks(ticks, sub, per_tick);
-  // The port divides the APIC clock by 16: one count is 16 ns at 1 GHz (no 64-bit division).
-  constexpr std::uint64_t kApicHz = configCPU_CLOCK_HZ / 16;
+  // When the timer's clock divides 1e9 (SysTick at 25 MHz: 40 ns; the APIC timer at 1 GHz / 16:
+  // 16 ns), one count is a whole number of ns and no 64-bit division is needed.
   std::uint64_t t = ticks * kTickNs;
-  if constexpr (1000000000ull % kApicHz == 0 && kApicHz % configTICK_RATE_HZ == 0) {
+  if constexpr (1000000000ull % kTimer.count_hz == 0 && kTimer.count_hz % configTICK_RATE_HZ == 0) {
     (void)per_tick;
-    t += static_cast<std::uint64_t>(sub) * (1000000000ull / kApicHz);
-  } else {
-    t += static_cast<std::uint64_t>(sub) * kTickNs / per_tick;
-  }
-#elif defined(TALUS_FREERTOS_CORTEX_M)
-  std::uint64_t ticks;
-  std::uint32_t sub, per_tick;
-  read_ticks(ticks, sub, per_tick);
-  // SysTick counts per kernel tick are configCPU_CLOCK_HZ / configTICK_RATE_HZ (the kernel
-  // programs the reload so); when the core clock divides 1e9, one count is a whole number of
-  // ns and no 64-bit division is needed (25 MHz: 40 ns).
-  std::uint64_t t = ticks * kTickNs;
-  if constexpr (1000000000ull % configCPU_CLOCK_HZ == 0 && configCPU_CLOCK_HZ % configTICK_RATE_HZ == 0) {
-    (void)per_tick;
-    t += static_cast<std::uint64_t>(sub) * (1000000000ull / configCPU_CLOCK_HZ);
+    t += static_cast<std::uint64_t>(sub) * (1000000000ull / kTimer.count_hz);
   } else {
     t += static_cast<std::uint64_t>(sub) * kTickNs / per_tick;
   }
