@@ -6,6 +6,10 @@
 #   bash hil/run-demo.sh            the Cortex-M7 (the main job)
 #   bash hil/run-demo.sh native     the same firmware as a native POSIX process (build/host-release)
 #   bash hil/run-demo.sh freertos   the same firmware as a FreeRTOS task on the Cortex-M7
+#   bash hil/run-demo.sh freertos-x86
+#                                   the same firmware as a FreeRTOS task on bare-metal 32-bit x86
+#                                   (QEMU pc, qemu-system-i386 -icount; the link on COM2, a 16550;
+#                                   build/x86-baremetal; output in build/hil-demo-freertos-x86)
 #   bash hil/run-demo.sh envelope   the robustness envelope (hil/envelope.py): the full scenario
 #                                   natively under payloads, lower friction, 2× noise, latency,
 #                                   an IMU bias step, pushes bisected; one table and a figure
@@ -13,7 +17,7 @@
 #                                   the second robot (hil/robots), on the Cortex-M7 or natively
 #                                   (output in build/hil-demo[-native]-anymal_c)
 # Builds only what the demo needs: the generator and the harness (build/target-host), the
-# firmware (build/cortex-m7). Output: build/hil-demo[-native]/log.csv and plots/*.png;
+# firmware (build/cortex-m7; freertos-x86: build/x86-baremetal). Output: build/hil-demo[-native]/log.csv and plots/*.png;
 # envelope: build/hil-envelope/envelope.{md,csv,png}.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +29,7 @@ case "$robot" in
             fw_m7=hil_firmware_anymal_c ;;
   *) echo "run-demo: HIL_ROBOT=$robot: solo12 or anymal_c" >&2; exit 2 ;;
 esac
-if [ "$robot" != solo12 ] && { [ "${1:-}" = envelope ] || [ "${1:-}" = freertos ]; }; then
+if [ "$robot" != solo12 ] && { [ "${1:-}" = envelope ] || [ "${1:-}" = freertos ] || [ "${1:-}" = freertos-x86 ]; }; then
   echo "run-demo: $1 runs solo12 only" >&2
   exit 2
 fi
@@ -53,6 +57,14 @@ elif [ "${1:-}" = "freertos" ]; then
   firmware=(--qemu build/cortex-m7/targets/freertos/hil_firmware_freertos
             --name "cortex-m7, FreeRTOS task (QEMU mps2-an500, -icount shift=3)")
   title="solo12 balance controller in a FreeRTOS task on an emulated Cortex-M7"
+elif [ "${1:-}" = "freertos-x86" ]; then
+  cmake --preset x86-baremetal >/dev/null
+  cmake --build build/x86-baremetal -j2 --target hil_firmware_freertos
+  out=build/hil-demo-freertos-x86
+  harness=build/target-host/bin/hil_harness
+  firmware=(--qemu build/x86-baremetal/targets/freertos/hil_firmware_freertos --machine pc
+            --name "x86 bare metal, FreeRTOS task (QEMU pc, COM2 link, -icount shift=3)")
+  title="solo12 balance controller in a FreeRTOS task on emulated bare-metal x86"
 else
   cmake --preset cortex-m7 >/dev/null
   cmake --build build/cortex-m7 -j2 --target "$fw_m7"

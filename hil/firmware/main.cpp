@@ -4,7 +4,9 @@
 // postures, standing height, torque cap and foot radius. Bare metal Cortex-M: the link is UART0 (QEMU: -serial tcp:...), the startup
 // code has called port::init(). POSIX: the link is stdin/stdout (the harness starts the
 // process with pipes), logs go to stderr. HIL_FREERTOS: the same loop as a FreeRTOS task
-// (port/freertos; statically allocated, 16 KB of stack), the third configuration.
+// (port/freertos; statically allocated, 4096 stack words: 16 KB on Cortex-M and 32-bit x86),
+// the third configuration on the Cortex-M7 and the fourth on bare-metal x86 (port/x86: the
+// link is COM2, a 16550 polled; the log COM1).
 #include <hil/firmware.hpp>
 #if defined(HIL_ROBOT_ANYMAL_C)
 #include <hil/robots/anymal_c.hpp>
@@ -21,6 +23,12 @@
 
 #ifndef HIL_INSTRUCTIONS_PER_TICK
 #define HIL_INSTRUCTIONS_PER_TICK 0
+#endif
+// port::cycles() ticks per instruction, when a tick is a fraction of an instruction: x86 under
+// QEMU -icount shift=3, whose TSC counts virtual ns, 8 per instruction (then
+// HIL_INSTRUCTIONS_PER_TICK is 1 and this 8).
+#ifndef HIL_TICKS_PER_INSTRUCTION
+#define HIL_TICKS_PER_INSTRUCTION 1
 #endif
 // How many stance feet correct the estimate per period (LeggedEstimatorSettings::feet_per_update;
 // 0: all). One, in turn, keeps estimator + controller within the M7's 150 k instructions per
@@ -115,14 +123,16 @@ void log(const char* s) {
   log(" estimator and balance controller ready\n");
   talus::hil::FirmwareConfig cfg;
   cfg.instructions_per_tick = HIL_INSTRUCTIONS_PER_TICK;
+  cfg.ticks_per_instruction = HIL_TICKS_PER_INSTRUCTION;
   talus::hil::run_firmware(controller, estimator, cfg);
 }
 
 #if defined(HIL_FREERTOS)
-constexpr std::size_t kStackWords = 4096;  // 16 KB on Cortex-M
+constexpr std::size_t kStackWords = 4096;  // 16 KB on Cortex-M and 32-bit x86
 StaticTask_t g_tcb;
 StackType_t g_stack[kStackWords];
-void firmware_task(void*) { firmware(); }
+// x86: the kernel port starts a task 8 bytes off the 16-byte stack alignment SSE code needs.
+TALUS_FREERTOS_TASK_FUNCTION void firmware_task(void*) { firmware(); }
 #endif
 }  // namespace
 

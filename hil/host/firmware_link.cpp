@@ -65,14 +65,24 @@ bool FirmwareLink::start_qemu(const std::string& elf, const std::string& machine
     err = std::string("fork: ") + std::strerror(errno);
     return false;
   }
+  x86_ = machine == "pc";
+  const char* qemu = x86_ ? "qemu-system-i386" : "qemu-system-arm";
   if (pid_ == 0) {
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, 0);
-    dup2(2, 1);  // QEMU's and semihosting's text to the harness's stderr, never into the link
+    dup2(2, 1);  // QEMU's, semihosting's and COM1's text to the harness's stderr, never into the link
     const char* icount = std::getenv("HIL_QEMU_ICOUNT");
-    execlp("qemu-system-arm", "qemu-system-arm", "-M", machine.c_str(), "-display", "none", "-monitor", "none",
-           "-semihosting-config", "enable=on,target=native", "-icount", icount ? icount : "shift=3", "-serial",
-           serial.c_str(), "-kernel", elf.c_str(), static_cast<char*>(nullptr));
+    if (x86_) {
+      // COM1 (the log) on stdio, COM2 (the link) on the socket; isa-debug-exit for the exit
+      // code; sleep=off: an idle (hlt) guest does not follow the host clock either.
+      execlp(qemu, qemu, "-M", "pc", "-display", "none", "-monitor", "none", "-no-reboot", "-device",
+             "isa-debug-exit,iobase=0xf4,iosize=0x04", "-icount", icount ? icount : "shift=3,sleep=off", "-serial",
+             "stdio", "-serial", serial.c_str(), "-kernel", elf.c_str(), static_cast<char*>(nullptr));
+    } else {
+      execlp(qemu, qemu, "-M", machine.c_str(), "-display", "none", "-monitor", "none", "-semihosting-config",
+             "enable=on,target=native", "-icount", icount ? icount : "shift=3", "-serial", serial.c_str(), "-kernel",
+             elf.c_str(), static_cast<char*>(nullptr));
+    }
     _exit(127);
   }
   for (int attempt = 0; attempt < 200; ++attempt) {  // up to ~10 s for QEMU to listen
@@ -80,12 +90,12 @@ bool FirmwareLink::start_qemu(const std::string& elf, const std::string& machine
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      err = "qemu-system-arm exited before its serial port opened (is it installed? tools/setup-debian.sh)";
+      err = std::string(qemu) + " exited before its serial port opened (is it installed? tools/setup-debian.sh)";
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  err = "could not connect to QEMU's UART0 on port " + std::to_string(port);
+  err = std::string("could not connect to QEMU's ") + (x86_ ? "COM2" : "UART0") + " on port " + std::to_string(port);
   return false;
 }
 
@@ -143,7 +153,13 @@ int FirmwareLink::wait_exit(int timeout_ms) {
     int status = 0;
     if (waitpid(pid_, &status, WNOHANG) == pid_) {
       pid_ = -1;
-      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      if (!WIFEXITED(status)) return 128 + WTERMSIG(status);
+      const int code = WEXITSTATUS(status);
+      // qemu-system-i386: the program's code v leaves through isa-debug-exit as (v << 1) | 1;
+      // an even status (QEMU's own 0: a triple fault under -no-reboot, a shutdown) is no exit
+      // of the program's.
+      if (x86_) return (code & 1) ? code >> 1 : 99;
+      return code;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }

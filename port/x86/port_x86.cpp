@@ -3,7 +3,9 @@
 // critical sections are in clock_x86.cpp; the freestanding C/C++ runtime in runtime_x86.cpp;
 // sin, cos, atan2 and hypot in libm_x86.cpp.
 //   log         COM1, 16550, polled (QEMU: -serial stdio).
-//   link        COM2, 16550, polled; absent (no second -serial) -> link_write returns 0.
+//   link        COM2, 16550, polled; absent (no second -serial) -> link_write returns 0. FIFO
+//               trigger level 14 (QEMU moves up to that many bytes per main-loop iteration);
+//               a byte received before init() is kept for link_read.
 //   exit        QEMU's isa-debug-exit (port 0xf4): QEMU's status is (code << 1) | 1
 //               (toolchains/qemu-x86.sh maps it back). On a real board: a reset through the
 //               keyboard controller (0x64 <- 0xFE) or a safe-state halt instead.
@@ -46,6 +48,8 @@ struct __attribute__((packed)) IdtDescriptor {
 
 IdtGate g_idt[256];
 bool g_have_link = false;
+std::uint8_t g_early_byte = 0;  // a link byte received before init() (init, link_read)
+bool g_have_early_byte = false;
 
 void log_str(const char* s) {
   while (*s) uart_put(TALUS_X86_LOG_UART, static_cast<std::uint8_t>(*s++));
@@ -158,7 +162,10 @@ bool uart_init(std::uint16_t base, std::uint32_t baud) {
   outb(static_cast<std::uint16_t>(base + 0), static_cast<std::uint8_t>(divisor & 0xFFu));
   outb(static_cast<std::uint16_t>(base + 1), static_cast<std::uint8_t>(divisor >> 8));
   outb(static_cast<std::uint16_t>(base + 3), 0x03);  // 8N1
-  outb(static_cast<std::uint16_t>(base + 2), 0x07);  // FIFO on, cleared
+  // FIFO on, cleared, receive trigger level 14 bytes. The level matters under QEMU even when
+  // polled: its 16550 accepts from the serial backend at most the bytes up to the level per
+  // main-loop iteration (level 1 byte: one byte per iteration, ~30 ms for a 160-byte frame).
+  outb(static_cast<std::uint16_t>(base + 2), 0xC7);
   outb(static_cast<std::uint16_t>(base + 4), 0x03);  // DTR, RTS
   return true;
 }
@@ -179,6 +186,15 @@ bool uart_get(std::uint16_t base, std::uint8_t& byte) {
 
 void init() {
   x86::uart_init(TALUS_X86_LOG_UART, 115200);
+  // A byte the link received before init sits in the receive buffer register (FIFO off after
+  // reset): switching the FIFO on discards it, so it is kept for link_read. Under QEMU the
+  // peer's first byte arrives there as soon as the CPU starts (a HIL harness sends its first
+  // frame at once); on a board, whatever came before init.
+  const std::uint16_t link = TALUS_X86_LINK_UART;
+  if (x86::inb(static_cast<std::uint16_t>(link + 5)) & 0x01u) {
+    g_early_byte = x86::inb(link);
+    g_have_early_byte = true;
+  }
   g_have_link = x86::uart_init(TALUS_X86_LINK_UART, 115200);
   x86::clock_init();
 }
@@ -211,6 +227,10 @@ std::size_t link_read(void* data, std::size_t n) {
   if (!g_have_link) return 0;
   std::uint8_t* p = static_cast<std::uint8_t*>(data);
   std::size_t k = 0;
+  if (g_have_early_byte && n > 0) {
+    g_have_early_byte = false;
+    p[k++] = g_early_byte;
+  }
   while (k < n && x86::uart_get(TALUS_X86_LINK_UART, p[k])) ++k;
   return k;
 }

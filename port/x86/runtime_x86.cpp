@@ -6,6 +6,7 @@
 //   strlen                GCC turns a counting loop into a call to it (-fbuiltin at -O2; seen
 //                         in targets/freertos/fault_test.cpp): repne scasb, since a C loop
 //                         here could itself become a call to strlen.
+//   strcmp                std::strcmp (Model::frame_id, by name: the HIL firmware's feet).
 //   __cxa_pure_virtual    vtable slot of a pure virtual function: a fault if ever called.
 //   operator delete       referenced by the deleting destructor of any class with a virtual
 //                         destructor (never called: nothing is allocated with new).
@@ -57,6 +58,16 @@ std::size_t strlen(const char* s) noexcept {
   std::size_t n = ~std::size_t(0);
   asm volatile("repne scasb" : "+D"(p), "+c"(n) : "a"(0), "m"(*(const char(*)[])s));
   return ~n - 1;  // ecx counted down once per byte scanned, the terminating 0 included
+}
+
+int strcmp(const char* a, const char* b) noexcept {
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(a);
+  const unsigned char* q = reinterpret_cast<const unsigned char*>(b);
+  while (*p != 0 && *p == *q) {
+    ++p;
+    ++q;
+  }
+  return *p < *q ? -1 : (*p > *q ? 1 : 0);
 }
 
 void __cxa_pure_virtual() { talus::port::fault("pure virtual function called"); }

@@ -46,6 +46,7 @@ struct FirmwareConfig {
   std::uint64_t backstop_ns = 2'000'000'000;  ///< port::now_ns() silence that trips it too
   // clang-format off
   std::uint32_t instructions_per_tick = 0; ///< port::cycles() tick → instructions (QEMU -icount: 40/2^shift); 0: not measured
+  std::uint32_t ticks_per_instruction = 1; ///< divides that product: x86 under QEMU -icount shift=3, whose TSC counts virtual ns (8 per instruction)
   // clang-format on
 };
 
@@ -157,8 +158,10 @@ template <class Controller, class Estimator>
       command.sequence = sensor.sequence;
       for (int k = 0; k < nj; ++k) command.tau[static_cast<std::size_t>(k)] = static_cast<double>(out.tau[k]);
       command.state = static_cast<std::uint8_t>(out.state);
-      command.estimate_instructions = static_cast<std::uint32_t>((c1 - c0) * cfg.instructions_per_tick);
-      command.step_instructions = static_cast<std::uint32_t>((c2 - c1) * cfg.instructions_per_tick);
+      command.estimate_instructions =
+          static_cast<std::uint32_t>((c1 - c0) * cfg.instructions_per_tick / cfg.ticks_per_instruction);
+      command.step_instructions =
+          static_cast<std::uint32_t>((c2 - c1) * cfg.instructions_per_tick / cfg.ticks_per_instruction);
       for (int k = 0; k < 3; ++k) command.position[static_cast<std::size_t>(k)] = static_cast<double>(q[k]);
       for (int k = 0; k < 4; ++k) command.orientation[static_cast<std::size_t>(k)] = static_cast<double>(q[3 + k]);
       const Vector3<typename Controller::S> v_world = est.filter().velocity();
