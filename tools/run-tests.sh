@@ -13,7 +13,8 @@
 #
 # Two streams share the 2 cores: the sanitizer stage runs in the background while the targets whose tests do not
 # depend on wall-clock time build and run in the foreground (the Cortex-M under QEMU -icount, where the HIL
-# runs in lockstep with its plant; aarch64; x86-64 Linux; x86 bare metal under QEMU -icount), so neither stream's one-core tails leave a
+# runs in lockstep with its plant; aarch64; x86-64 Linux; x86 bare metal under QEMU -icount; the -icount stages
+# run their tests two at a time, virtual time being blind to load), so neither stream's one-core tails leave a
 # core idle. The one test that judges wall-clock deadlines (x86-64 under FreeRTOS: a real-time tick thread) runs
 # after the sanitizer stage has finished, on an otherwise idle machine.
 set -euo pipefail
