@@ -34,7 +34,10 @@ void run(const std::uint8_t* data, std::size_t size) {
   std::size_t segment_length = 0;
   for (std::size_t i = 0; i < size; ++i) {
     if (data[i] != 0) ++segment_length;
-    else if (segment_length > 0) ++segments, segment_length = 0;
+    else if (segment_length > 0) {
+      ++segments;
+      segment_length = 0;
+    }
     if (!p.feed(data[i])) continue;
     p.take(m);
     if (have_last && static_cast<std::int32_t>(m.sequence - last) <= 0)

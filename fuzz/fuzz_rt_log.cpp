@@ -60,7 +60,10 @@ void check_sci(double x, int n, const char* text) {
   int digits = 1;
   if (*p == '.') {
     ++p;
-    while (is_digit(*p)) ++p, ++digits;
+    while (is_digit(*p)) {
+      ++p;
+      ++digits;
+    }
   }
   if (digits != n) fail("sci: not n significant digits", text);
   if (*p++ != 'e' || (*p != '+' && *p != '-')) return fail("sci: no signed exponent", text);
@@ -93,7 +96,10 @@ void check_fixed(double x, int decimals, const char* text) {
   int got = 0;
   if (*p == '.') {
     ++p;
-    while (is_digit(*p)) ++p, ++got;
+    while (is_digit(*p)) {
+      ++p;
+      ++got;
+    }
     if (d == 0) fail("fixed: a point without decimals", text);
   }
   if (*p != '\0' || got != d) return fail("fixed: not d decimals", text);

@@ -757,7 +757,10 @@ int run(int argc, char** argv) {
     send(frame);
     if (!pending_up.empty()) {
       for (std::uint8_t b : pending_up)
-        if (parser.feed(b)) parser.take(cmd), ++c.late;
+        if (parser.feed(b)) {
+          parser.take(cmd);
+          ++c.late;
+        }
       pending_up.clear();
     }
     bool got = false;

@@ -49,7 +49,7 @@ void weighted_min_norm(ConstraintSet<ModelT, MR, MC>& cs, const W& winv, const R
   auto& ws = cs.ws;
   const int m = cs.active_rows();
   ws.Z = winv.asDiagonal() * cs.G.transpose();
-  ws.Y = cs.G.lazyProduct(ws.Z);  // coefficient by coefficient: no GEMM kernel (workspace.hpp)
+  ws.Y = cs.G.lazyProduct(ws.Z);  // coefficient by coefficient: no GEMM kernel (linalg/householder.hpp)
   ws.Y_qr.setThreshold(ws.pivot_tolerance);
   ws.Y_qr.compute(ws.Y);
   ws.r = rhs;

@@ -602,7 +602,10 @@ class ConstraintSet {
     return FailureReason::none;
   }
   static bool same(const char* a, const char* b) {
-    while (*a != '\0' && *a == *b) ++a, ++b;
+    while (*a != '\0' && *a == *b) {
+      ++a;
+      ++b;
+    }
     return *a == *b;
   }
 

@@ -22,8 +22,8 @@
 ///     period, so only an execution longer than the period (an overrun, counted anyway)
 ///     lands in the overflow bin.
 ///   - latency, Linux (__linux__): period / 63 as well. clock_nanosleep wakes tens of µs
-///     late on a stock kernel, hundreds in the tail: the former 1 µs default overflowed on
-///     such machines, and the median then printed as the maximum.
+///     late on a stock kernel, hundreds in the tail: 1 µs bins would put most wake-ups in
+///     the overflow bin, where a quantile is only a lower bound.
 ///   - latency, bare metal: 1 µs bins (63 µs range). A busy-wait wakes within a few
 ///     instructions; anything later is an interrupt and worth resolving finely.
 /// Set the widths explicitly for a finer resolution (e.g. targets/target_test.cpp: period /

@@ -14,7 +14,7 @@
 /// forward_dynamics_*(q, q̇, τ) gives back q̈ and λ. q̈ in the tangent space (free flyer: [ω̇; v̇]
 /// of the base, body frame). Nothing allocates: the matrices live in an
 /// InverseDynamicsWorkspace (fixed capacity, make it a static object next to the set) and the
-/// factorizations are the library's unblocked ones (workspace.hpp).
+/// factorizations are the library's unblocked ones (linalg/householder.hpp).
 ///
 /// Functions (each solves its problem exactly; unique answers are stated below):
 ///
@@ -110,8 +110,7 @@ struct Actuation {
 };
 
 /// Scratch of the constrained inverse dynamics: every matrix at its maximum size (nv, MaxRows
-/// of the set), nothing allocated. sizeof for solo12 with 12 rows: 24 496 B in double, 12 576 B
-/// in float.
+/// of the set), nothing allocated (its size: sizeof, or bench/RESULTS.md's memory table).
 template <class S, int NV, int MaxRows>
 struct InverseDynamicsWorkspace {
   // detail::BoundedMatrix: the storage order Eigen accepts when a capacity is 1 (MaxRows = 1, nv = 1)
@@ -425,7 +424,7 @@ Status idc_solve(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, 
   if constexpr (Relaxed) s = idc_project(cs.G, cs.gamma, *weights, cs.ws.pivot_tolerance, iw);
   if (s == Status::ok) s = idc_accelerations(data, cs, iw);
   if (s == Status::ok) {
-    iw.f.noalias() = data.H.lazyProduct(iw.x);  // coefficient-wise (workspace.hpp: no GEMV kernel)
+    iw.f.noalias() = data.H.lazyProduct(iw.x);  // coefficient-wise (linalg/householder.hpp: no GEMV kernel)
     iw.f += cs.C;
     s = idc_forces(cs.G, cs.ws.pivot_tolerance, iw, cs.lambda, tau);
   }

@@ -160,7 +160,7 @@ Status factor_and_solve(Decomp& d, const K& Kmat, V& x, typename K::Scalar tol, 
   } else if constexpr (std::is_same_v<D, Eigen::FullPivLU<K>>) {
     d.setThreshold(tol);
     if (d.rank() < n) return Status::singular;
-    // P A Q = L U: x ← Q U⁻¹ L⁻¹ P x, substitutions written out (workspace.hpp: Eigen's
+    // P A Q = L U: x ← Q U⁻¹ L⁻¹ P x, substitutions written out (linalg/householder.hpp: Eigen's
     // FullPivLU::solve runs its triangular solves on sub-blocks, with a malloc fallback).
     V c = d.permutationP() * x;
     solve_unit_lower_in_place(d.matrixLU(), c);
@@ -262,7 +262,7 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   detail::solve_right_l_unchecked(data, W);
   // G H⁻¹ Gᵀ = W Wᵀ, lower triangle, coefficient by coefficient (lazyProduct): Eigen's
   // rankUpdate and GEMM kernels have malloc fallbacks where there is no alloca (bare metal),
-  // see workspace.hpp.
+  // see linalg/householder.hpp.
   ws.Y.resize(m, m);
   ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
   ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
@@ -306,7 +306,7 @@ Status solve_kkt_null_space(const Eigen::Matrix<S, NV, NV>& H, const Eigen::Matr
   ws.qy = g;
   ws.Gt_qr.apply_pt(ws.qy);
   R.transpose().solveInPlace(ws.qy);
-  // Products coefficient by coefficient (lazyProduct): no GEMM kernel (workspace.hpp).
+  // Products coefficient by coefficient (lazyProduct): no GEMM kernel (linalg/householder.hpp).
   const int k = NV - m;
   const auto Qy = ws.Q.leftCols(m);
   const auto Qz = ws.Q.rightCols(k);
