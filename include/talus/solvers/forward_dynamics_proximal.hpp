@@ -122,18 +122,11 @@ Status solve_proximal(const ModelT& model, const Data<ModelT>& data, const Eigen
     lambda.resize(0);
     return zero_outputs(Status::ok, x, lambda, m);
   }
-  // W = G L⁻¹, D = W Wᵀ (lower triangle, coefficient-wise), as solve_kkt_range_space
-  auto& W = ws.W;
-  W = G;
-  solve_right_l_unchecked(data, W);
-  ws.Y.resize(m, m);
-  ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
-  ws.Y.diagonal().array() += settings.mu;
-  ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
+  range_space_operator(data, G, ws, settings.mu);  // W = G L⁻¹, Y = W Wᵀ + μ I
   ws.Y_llt.compute(ws.Y);
   if (ws.Y_llt.info() != Eigen::Success || !all_finite(ws.Y_llt.matrixLLT().diagonal()))
     return zero_outputs(Status::singular, x, lambda, m);
-  ws.Z = W.transpose();  // Z = L⁻¹ L⁻ᵀ Gᵀ = H⁻¹ Gᵀ
+  ws.Z = ws.W.transpose();  // Z = L⁻¹ L⁻ᵀ Gᵀ = H⁻¹ Gᵀ
   solve_l_unchecked(data, ws.Z);
   // s = ‖γ‖∞ + ‖ |G| |q̈₀| ‖∞, and the first residual r = γ − G q̈₀
   ws.r = G.cwiseAbs().lazyProduct(ws.t.cwiseAbs());

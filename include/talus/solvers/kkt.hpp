@@ -243,6 +243,27 @@ Status solve_kkt_direct(const Eigen::Matrix<S, NV, NV>& H, const Eigen::MatrixBa
   return detail::zero_outputs(s, x, lambda, m);
 }
 
+namespace detail {
+/// The range-space operator of the constraints, from H = Lᵀ L in data.L: ws.W ← G L⁻¹ and
+/// ws.Y ← W Wᵀ + shift·I = G H⁻¹ Gᵀ + shift·I (symmetric; shift 0 in the range-space method, the
+/// proximal parameter μ in the proximal one). Coefficient by coefficient (lazyProduct): Eigen's
+/// rankUpdate and GEMM kernels have malloc fallbacks where there is no alloca (bare metal), see
+/// linalg/householder.hpp.
+template <class ModelT, int MR, class GM>
+void range_space_operator(const Data<ModelT>& data, const GM& G,
+                          SolverWorkspace<typename ModelT::Scalar, ModelT::nv, MR>& ws,
+                          typename ModelT::Scalar shift = 0) {
+  const Eigen::Index m = G.rows();
+  auto& W = ws.W;
+  W = G;
+  solve_right_l_unchecked(data, W);
+  ws.Y.resize(m, m);
+  ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
+  if (shift != 0) ws.Y.diagonal().array() += shift;
+  ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
+}
+}  // namespace detail
+
 /// Range-space method. Needs H = Lᵀ L already in data.L (crba + factorize_ltl).
 template <class ModelT, int MR, class B, class GM, class Gv, class X, class Lambda>
 Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, const Eigen::MatrixBase<B>& b, const GM& G,
@@ -256,16 +277,7 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   ws.t = b;
   detail::solve_lt_unchecked(data, ws.t);  // x₀ = H⁻¹ b
   detail::solve_l_unchecked(data, ws.t);
-  // W = G L⁻¹ (= Zᵀ, Z = L⁻ᵀ Gᵀ)
-  auto& W = ws.W;
-  W = G;
-  detail::solve_right_l_unchecked(data, W);
-  // G H⁻¹ Gᵀ = W Wᵀ, lower triangle, coefficient by coefficient (lazyProduct): Eigen's
-  // rankUpdate and GEMM kernels have malloc fallbacks where there is no alloca (bare metal),
-  // see linalg/householder.hpp.
-  ws.Y.resize(m, m);
-  ws.Y.template triangularView<Eigen::Lower>() = W.lazyProduct(W.transpose());
-  ws.Y.template triangularView<Eigen::StrictlyUpper>() = ws.Y.transpose();
+  detail::range_space_operator(data, G, ws);  // W = G L⁻¹, Y = W Wᵀ = G H⁻¹ Gᵀ
   ws.Y_llt.compute(ws.Y);
   if (ws.Y_llt.info() != Eigen::Success ||
       !detail::pivots_ok(ws.Y_llt.matrixLLT().diagonal(), std::sqrt(ws.pivot_tolerance)))
@@ -273,8 +285,8 @@ Status solve_kkt_range_space(const ModelT& model, const Data<ModelT>& data, cons
   ws.r = g;  // r = g − G x₀, coefficient-wise: no temporary of G's type (a dynamic G would allocate one)
   ws.r.noalias() -= G.lazyProduct(ws.t);
   lambda = ws.Y_llt.solve(ws.r);
-  ws.t2.noalias() = W.transpose() * lambda;  // L⁻ᵀ Gᵀ λ
-  detail::solve_l_unchecked(data, ws.t2);    // H⁻¹ Gᵀ λ
+  ws.t2.noalias() = ws.W.transpose() * lambda;  // L⁻ᵀ Gᵀ λ
+  detail::solve_l_unchecked(data, ws.t2);       // H⁻¹ Gᵀ λ
   x = ws.t + ws.t2;
   return detail::zero_outputs(Status::ok, x, lambda, m);
 }
