@@ -8,19 +8,21 @@
 #   3. cross-compiles `contact` for a Cortex-M7 with the installed toolchain file
 #      (talus::port_cortex_m, and talus::compact as firmware would: GCC's inliner decides, which
 #      also keeps this cross build within the test's time budget), runs it on
-#      QEMU mps2-an500 with the installed runner, and checks that its image links no malloc.
-# Any failing step fails the test. Needs arm-none-eabi-g++ and qemu-system-arm
+#      QEMU mps2-an500 with the installed runner, and checks that its image links no malloc;
+#   4. the same for bare-metal 32-bit x86 (talus::port_x86, the installed i686 toolchain file and
+#      qemu-x86.sh runner).
+# Any failing step fails the test. Needs arm-none-eabi-g++, qemu-system-arm, i686-linux-gnu-g++ and qemu-system-i386
 # (tools/setup-debian.sh installs them).
 #   cmake -DTALUS_SOURCE=<talus> -DWORK=<scratch dir> -DMODELS=<models> [-DJOBS=2] -P run_consumer.cmake
 if(NOT DEFINED JOBS)
   set(JOBS 2)
 endif()
-foreach(tool arm-none-eabi-g++ arm-none-eabi-nm qemu-system-arm)
+foreach(tool arm-none-eabi-g++ arm-none-eabi-nm qemu-system-arm i686-linux-gnu-g++ i686-linux-gnu-nm qemu-system-i386)
   find_program(have_${tool} ${tool})
   if(NOT have_${tool})
-    message(FATAL_ERROR "install_consumer: ${tool} not found: the Cortex-M7 consumer needs it "
+    message(FATAL_ERROR "install_consumer: ${tool} not found: the Cortex-M7 and x86 consumers need it "
                         "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib "
-                        "qemu-system-arm, or bash tools/setup-debian.sh)")
+                        "qemu-system-arm g++-i686-linux-gnu qemu-system-x86, or bash tools/setup-debian.sh)")
   endif()
 endforeach()
 
@@ -115,6 +117,17 @@ run(${CMAKE_COMMAND} -E env TALUS_QEMU_ICOUNT=1
 # Printing numbers (talus/rt/log.hpp) needs no heap: the image links no malloc (printf's %f would).
 run(${CMAKE_COMMAND} -DNM=arm-none-eabi-nm -DOBJECTS=${WORK}/consumer-m7/CMakeFiles/contact.dir/contact.cpp.obj
     -DIMAGE=${WORK}/consumer-m7/contact -P ${TALUS_SOURCE}/targets/check_no_heap.cmake)
+
+# 4. Bare-metal x86 consumer (talus::port_x86): the installed i686 toolchain file, the image
+# booted by qemu-system-i386 through the installed runner, -icount shift=1 as on the M7 above;
+# the image links no malloc either.
+run(${CMAKE_COMMAND} -S ${TALUS_SOURCE}/tests/consumer -B ${WORK}/consumer-x86 ${release}
+    -DCMAKE_TOOLCHAIN_FILE=${prefix}/share/talus/toolchains/i686-baremetal.cmake
+    -DCMAKE_PREFIX_PATH=${prefix} -DMODELS=${MODELS} -DEXAMPLE_PERIODS=20)
+run(${CMAKE_COMMAND} --build ${WORK}/consumer-x86 -j${JOBS})
+run(${CMAKE_COMMAND} -E env TALUS_QEMU_ICOUNT=1 ${prefix}/share/talus/toolchains/qemu-x86.sh ${WORK}/consumer-x86/contact)
+run(${CMAKE_COMMAND} -DNM=i686-linux-gnu-nm -DOBJECTS=${WORK}/consumer-x86/CMakeFiles/contact.dir/contact.cpp.obj
+    -DIMAGE=${WORK}/consumer-x86/contact -P ${TALUS_SOURCE}/targets/check_no_heap.cmake)
 
 string(TIMESTAMP t_end "%s")
 math(EXPR dt "${t_end} - ${t_start}")
