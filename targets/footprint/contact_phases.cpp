@@ -161,11 +161,11 @@ struct Cap {
 };
 // (τ_r, cap, sticking guess, check interval); the first is the default options
 constexpr Cap kCaps[] = {
-    {"cap_default", 1.4901161193847656e-08, 100, true, 1}, {"cap_t1e-3_n20", 1e-3, 20, true, 1},
-    {"cap_t1e-3_n20_nog_c4", 1e-3, 20, false, 4},          {"cap_t1e-3_n28_nog_c4", 1e-3, 28, false, 4},
-    {"cap_t1e-4_n28_nog_c4", 1e-4, 28, false, 4},          {"cap_t1e-2_n20_nog_c4", 1e-2, 20, false, 4},
-    {"cap_t1e-3_n40_nog_c4", 1e-3, 40, false, 4},          {"cap_t1e-4_n40_nog_c4", 1e-4, 40, false, 4},
-    {"cap_t1e-3_n28_nog_c1", 1e-3, 28, false, 1},
+    {"cap_default", 1.4901161193847656e-08, 100, true, 1}, {"cap_t1e-3_n24", 1e-3, 24, true, 1},
+    {"cap_t1e-3_n20_nog_c4", 1e-3, 20, false, 4},          {"cap_t1e-3_n24_nog_c4", 1e-3, 24, false, 4},
+    {"cap_t1e-3_n28_nog_c4", 1e-3, 28, false, 4},          {"cap_t1e-4_n24_nog_c4", 1e-4, 24, false, 4},
+    {"cap_t1e-2_n24_nog_c4", 1e-2, 24, false, 4},          {"cap_t1e-3_n24_nog_c1", 1e-3, 24, false, 1},
+    {"cap_t1e-3_n100_nog_c4", 1e-3, 100, false, 4},
 };
 
 S force_error(const talus::Vector3<S> (&ref)[4]) {
