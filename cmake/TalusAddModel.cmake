@@ -1,4 +1,4 @@
-# talus_add_model(<target> NAME <name> URDF <file> [FLOATING_BASE] [FRAMES <link>...]
+# talus_add_model(<target> NAME <name> URDF <file> [FLOATING_BASE] [FRAMES <link>...] [GENERAL_PLACEMENTS]
 #                 [COMPILED [CONSTRAINT_ROWS <rows>...] [SCALARS <type>...]])
 #
 # Generates, at build time, the header
@@ -17,6 +17,11 @@
 # link of the URDF (or a name listed twice) fails the build with the generator's message
 # ("frame 'LF_FOTO' (--frame / FRAMES) is not a link of the URDF"). Bodies, joints and
 # inertias do not depend on FRAMES.
+# The generator classifies each joint placement (identity, axis permutation, rotation about one
+# axis, general; zero, one-axis or general offset) and writes the kinds into the Body types, so
+# the algorithms skip the placement's structural zeros and ones; entries within 1e-6 of 0/±1
+# are snapped (the generator reports them). GENERAL_PLACEMENTS keeps every placement general,
+# with the URDF's values unsnapped (talus_urdf_gen --general-placements).
 #
 # COMPILED makes <target> a static library that instantiates talus's algorithms (kinematics,
 # CRBA, RNEA, ABA, Jacobians, centroidal quantities; include/talus/instances.hpp lists them) and
@@ -42,7 +47,7 @@
 include_guard(GLOBAL)
 
 function(talus_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "FLOATING_BASE;COMPILED" "NAME;URDF" "FRAMES;CONSTRAINT_ROWS;SCALARS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "FLOATING_BASE;COMPILED;GENERAL_PLACEMENTS" "NAME;URDF" "FRAMES;CONSTRAINT_ROWS;SCALARS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "talus_add_model(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -91,9 +96,12 @@ function(talus_add_model target)
 
   set(include_dir "${CMAKE_CURRENT_BINARY_DIR}/talus_models/include")
   set(header "${include_dir}/talus/models/${arg_NAME}.hpp")
-  set(floating_flag "")
+  set(gen_flags "")
   if(arg_FLOATING_BASE)
-    set(floating_flag --floating-base)
+    set(gen_flags --floating-base)
+  endif()
+  if(arg_GENERAL_PLACEMENTS)
+    list(APPEND gen_flags --general-placements)
   endif()
   set(frame_flags "")
   foreach(f IN LISTS arg_FRAMES)
@@ -101,13 +109,13 @@ function(talus_add_model target)
   endforeach()
   file(MAKE_DIRECTORY "${include_dir}/talus/models")
   # The generator's arguments as a file the header depends on (rewritten only when they
-  # change): a changed FRAMES list or FLOATING_BASE regenerates the header.
+  # change): a changed FRAMES list, FLOATING_BASE or GENERAL_PLACEMENTS regenerates the header.
   set(args_file "${CMAKE_CURRENT_BINARY_DIR}/talus_models/${arg_NAME}.args")
-  file(CONFIGURE OUTPUT "${args_file}" CONTENT "${floating_flag};${arg_FRAMES}\n" @ONLY)
+  file(CONFIGURE OUTPUT "${args_file}" CONTENT "${gen_flags};${arg_FRAMES}\n" @ONLY)
 
   add_custom_command(
     OUTPUT "${header}"
-    COMMAND ${gen_command} --urdf "${urdf}" --name "${arg_NAME}" --out "${header}" ${floating_flag} ${frame_flags}
+    COMMAND ${gen_command} --urdf "${urdf}" --name "${arg_NAME}" --out "${header}" ${gen_flags} ${frame_flags}
     DEPENDS "${urdf}" "${gen_depends}" "${args_file}"
     COMMENT "talus: generating talus/models/${arg_NAME}.hpp from ${urdf}"
     VERBATIM)

@@ -6,6 +6,7 @@
 /// constraints.hpp, solvers.hpp, contact.hpp, estimation.hpp.
 #include <talus/status.hpp>
 #include <talus/math/inertia.hpp>
+#include <talus/math/placement.hpp>
 #include <talus/math/quaternion.hpp>
 #include <talus/math/rotation.hpp>
 #include <talus/math/sincos.hpp>

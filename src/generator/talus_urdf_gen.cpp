@@ -3,6 +3,7 @@
 // Host tool (not part of the firmware library): it may use exceptions, std::string, the heap.
 //
 //   talus_urdf_gen --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...
+//                  [--general-placements]
 //
 // Rules (see also the comment block written at the top of every generated header):
 // - Bodies in depth-first (pre-)order from the root link, children in urdfdom's child_joints
@@ -23,6 +24,16 @@
 //   constexpr frame_id / body_id / joint_id / joint_idx_q / joint_idx_v lookups. A lookup of a
 //   name that is not in the model returns -1 at run time; in a constant expression it is a
 //   compile error ("call to non-'constexpr' function ... frame_name_not_in_model").
+// - Placement kinds (talus/math/placement.hpp): each joint placement (after merging fixed joints)
+//   is classified, its rotation as RotationIdentity, RotationPermutation<..> (signed axis
+//   permutation), RotationAbout<A> or RotationGeneral, its translation as TranslationZero,
+//   TranslationAlong<A> or TranslationGeneral, and the kinds are written into the Body types.
+//   Tolerance kSnapTolerance = 1e-6: a rotation entry within 1e-6 of 0, +1 or -1 and an offset
+//   component within 1e-6 m of 0 count as exact, and are snapped to it when that gives a
+//   structured kind (the entries a kind fixes become exact; its data entries keep the URDF's
+//   values). What was snapped, and by how much, is written in the header's comment and on
+//   stderr. --general-placements keeps every placement general and unsnapped (the output of
+//   talus before the kinds).
 #include <urdf_model/model.h>
 #include <urdf_parser/urdf_parser.h>
 
@@ -54,6 +65,7 @@ using Vec3 = talus::Vector3<double>;
 using Mat3 = talus::Matrix3<double>;
 
 constexpr double kPi = 3.14159265358979323846;
+constexpr double kSnapTolerance = 1e-6;  ///< rotation entries (1) and offsets (m), see the file comment
 
 struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -236,6 +248,9 @@ struct BodyOut {
   std::vector<double> lower, upper;  // per q entry, empty: keep defaults
   std::optional<double> velocity, effort, damping, friction;
   bool continuous = false;
+  // placement kinds (classify_placement); empty: general, not written (--general-placements)
+  std::string rotation_kind, translation_kind;
+  double snapped_R = 0.0, snapped_p = 0.0;  // largest change of an entry by snapping
 };
 
 struct FrameOut {
@@ -392,6 +407,91 @@ struct Builder {
   }
 };
 
+/// x snapped to 0, +1 or -1 if within kSnapTolerance of it; x otherwise.
+double snap_unit(double x) {
+  for (double t : {0.0, 1.0, -1.0})
+    if (std::abs(x - t) <= kSnapTolerance) return t;
+  return x;
+}
+
+/// The kinds of a joint placement (file comment): sets b.placement to the snapped transform
+/// when a kind is structured, and records the kinds and the largest change.
+void classify_placement(BodyOut& b) {
+  const Mat3 R0 = b.placement.R;
+  const Vec3 p0 = b.placement.p;
+  Mat3 Rs;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) Rs(i, j) = snap_unit(R0(i, j));
+  // signed axis permutation: every entry 0 or ±1, one non-zero per column (a rotation: then also per row)
+  bool permutation = true;
+  int col[3] = {0, 0, 0};
+  for (int j = 0; j < 3; ++j) {
+    int nonzero = 0;
+    for (int i = 0; i < 3; ++i) {
+      if (Rs(i, j) != 0.0 && std::abs(Rs(i, j)) != 1.0) permutation = false;
+      if (Rs(i, j) != 0.0) {
+        ++nonzero;
+        col[j] = Rs(i, j) > 0 ? i + 1 : -(i + 1);
+      }
+    }
+    permutation = permutation && nonzero == 1;
+  }
+  Mat3 R = R0;
+  if (permutation && std::abs(Rs.determinant() - 1.0) == 0.0) {
+    R = Rs;
+    b.rotation_kind = col[0] == 1 && col[1] == 2 && col[2] == 3
+                          ? "talus::RotationIdentity"
+                          : "talus::RotationPermutation<" + std::to_string(col[0]) + ", " + std::to_string(col[1]) +
+                                ", " + std::to_string(col[2]) + ">";
+  } else {
+    b.rotation_kind = "talus::RotationGeneral";
+    for (int a = 0; a < 3; ++a) {
+      bool about = Rs(a, a) == 1.0;
+      for (int k = 0; k < 3; ++k)
+        if (k != a) about = about && Rs(a, k) == 0.0 && Rs(k, a) == 0.0;
+      if (!about) continue;
+      // row and column a exact; the 2x2 block (cos, sin) keeps the URDF's values
+      for (int k = 0; k < 3; ++k) R(a, k) = R(k, a) = k == a ? 1.0 : 0.0;
+      b.rotation_kind = "talus::RotationAbout<" + std::to_string(a) + ">";
+      break;
+    }
+  }
+  Vec3 ps = p0;
+  int nonzero = 0, along = -1;
+  for (int k = 0; k < 3; ++k) {
+    if (std::abs(ps[k]) <= kSnapTolerance) ps[k] = 0.0;
+    if (ps[k] != 0.0) {
+      ++nonzero;
+      along = k;
+    }
+  }
+  Vec3 p = p0;
+  if (nonzero == 0) {
+    p = ps;
+    b.translation_kind = "talus::TranslationZero";
+  } else if (nonzero == 1) {
+    p = ps;
+    b.translation_kind = "talus::TranslationAlong<" + std::to_string(along) + ">";
+  } else {
+    b.translation_kind = "talus::TranslationGeneral";
+  }
+  b.snapped_R = (R - R0).cwiseAbs().maxCoeff();
+  b.snapped_p = (p - p0).cwiseAbs().maxCoeff();
+  b.placement = Transform(R, p);
+}
+
+/// "joint: R by 1.7e-07, p by 0 m" for each snapped placement.
+std::vector<std::string> snap_report(const std::vector<BodyOut>& bodies) {
+  std::vector<std::string> r;
+  for (const auto& b : bodies)
+    if (b.snapped_R > 0.0 || b.snapped_p > 0.0) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, ": R by %.2g, p by %.2g m", b.snapped_R, b.snapped_p);
+      r.push_back(b.joint + buf);
+    }
+  return r;
+}
+
 std::string joint_type(const BodyOut& b) {
   if (b.kind == Kind::FreeFlyer) return "talus::JointFreeFlyer";
   const std::string base = b.kind == Kind::Revolute ? "talus::JointRevolute" : "talus::JointPrismatic";
@@ -463,6 +563,25 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
     o << "\n";
   }
   for (const auto& m : B.mimics) o << "// " << comment_safe(m) << "\n";
+  if (!bodies.empty() && !bodies[0].rotation_kind.empty()) {
+    std::map<std::string, int> kinds;
+    for (const auto& b : bodies) {
+      const std::string& r = b.rotation_kind;
+      ++kinds[r.compare(0, 26, "talus::RotationPermutation") == 0 ? "permutation" : r.substr(15)];
+      ++kinds["T" + b.translation_kind.substr(18)];
+    }
+    auto n = [&](const std::string& k) { return std::to_string(kinds[k]); };
+    o << "// Placement kinds (in the Body types; talus/math/placement.hpp): rotation identity " << n("Identity")
+      << ", axis permutation " << n("permutation") << ", about one axis "
+      << n("About<0>") + "/" + n("About<1>") + "/" + n("About<2>") << " (x/y/z), general " << n("General")
+      << "; translation zero " << n("TZero") << ", along one axis "
+      << n("TAlong<0>") + "/" + n("TAlong<1>") + "/" + n("TAlong<2>") << " (x/y/z), general " << n("TGeneral") << ".\n";
+    const auto snapped = snap_report(bodies);
+    o << "// Snapped to exact 0/+-1 (rotation entries) and 0 (offsets) within " << shortest(kSnapTolerance) << ": "
+      << (snapped.empty() ? "nothing" : std::to_string(snapped.size()) + " joint placements")
+      << (snapped.empty() ? "." : ":") << "\n";
+    for (const auto& line : snapped) o << "//   " << comment_safe(line) << "\n";
+  }
   o << "#include <talus/model/model.hpp>\n\n";
   o << "namespace talus::models::" << name << " {\n\n";
 
@@ -470,8 +589,9 @@ std::string generate(const urdf::ModelInterface& model, const Builder& B, const 
   o << "using Tree = talus::Tree<\n";
   for (int i = 0; i < nb; ++i) {
     const auto& b = bodies[i];
-    o << "    talus::Body<" << joint_type(b) << ", " << b.parent << ">" << (i + 1 < nb ? "," : ">;") << "  // body "
-      << i << ": " << comment_safe(b.link) << " (joint " << comment_safe(b.joint) << ")\n";
+    const std::string kinds = b.rotation_kind.empty() ? "" : ", " + b.rotation_kind + ", " + b.translation_kind;
+    o << "    talus::Body<" << joint_type(b) << ", " << b.parent << kinds << ">" << (i + 1 < nb ? "," : ">;")
+      << "  // body " << i << ": " << comment_safe(b.link) << " (joint " << comment_safe(b.joint) << ")\n";
   }
   o << "inline constexpr int num_frames = " << nf << ";\n";
   o << "template <class S = double>\nusing Model = talus::Model<S, Tree, num_frames>;\n\n";
@@ -595,8 +715,14 @@ void validate(const Builder& B) {
 
 int usage(const char* argv0, int code) {
   (code ? std::cerr : std::cout)
-      << "usage: " << argv0 << " --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]...\n"
-      << "  --frame LINK  keep only the listed links as frames, in the order listed (repeatable)\n";
+      << "usage: " << argv0
+      << " --urdf FILE --name NAME --out HEADER [--floating-base] [--frame LINK]... [--general-placements]\n"
+      << "  --frame LINK  keep only the listed links as frames, in the order listed (repeatable)\n"
+      << "  --general-placements  every joint placement general (RotationGeneral, TranslationGeneral), as written\n"
+      << "                in the URDF. Default: each placement's rotation and translation kind is classified and\n"
+      << "                written into the Body types; rotation entries within 1e-6 of 0/+1/-1 and offsets within\n"
+      << "                1e-6 m of 0 are snapped to exact values where that gives a structured kind (reported on\n"
+      << "                stderr and in the header).\n";
   return code;
 }
 
@@ -604,7 +730,7 @@ int usage(const char* argv0, int code) {
 
 int main(int argc, char** argv) {
   std::string urdf_path, name, out;
-  bool floating = false;
+  bool floating = false, general_placements = false;
   std::vector<std::string> keep_frames;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -619,6 +745,7 @@ int main(int argc, char** argv) {
     else if (a == "--name") value(name);
     else if (a == "--out") value(out);
     else if (a == "--floating-base") floating = true;
+    else if (a == "--general-placements") general_placements = true;
     else if (a == "--frame") value(keep_frames.emplace_back());
     else if (a == "-h" || a == "--help") return usage(argv[0], 0);
     else {
@@ -638,6 +765,16 @@ int main(int argc, char** argv) {
     B.floating_base = floating;
     B.build(*model);
     B.select_frames(keep_frames);
+    if (!general_placements) {
+      for (auto& b : B.bodies) classify_placement(b);
+      const auto snapped = snap_report(B.bodies);
+      if (!snapped.empty()) {
+        std::cerr << "talus_urdf_gen: " << name << ": " << snapped.size()
+                  << " joint placements snapped to exact 0/+-1 (rotation entries) and 0 (offsets) within "
+                  << shortest(kSnapTolerance) << " (--general-placements keeps them):\n";
+        for (const auto& line : snapped) std::cerr << "  " << line << "\n";
+      }
+    }
     validate(B);  // the numbers check_model will accept, or an error naming the link
     if (floating && !(B.bodies[0].inertia.mass > 0.0))
       std::cerr << "talus_urdf_gen: warning: " << urdf_path << ": the floating base body '" << B.bodies[0].link

@@ -73,7 +73,7 @@ TALUS_INLINE void aba_forward_body(const ModelT& model, Data<ModelT>& data, cons
     data.v[I] = vJ;
     data.c[I].setZero();
   } else {
-    data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+    data.v[I] = detail::parent_link<I>(data).inverse_act_motion(data.v[P]) + vJ;
     data.c[I] = cross_motion<S>(data.v[I], vJ);
   }
   data.IA[I] = model.inertia[I].matrix();
@@ -112,10 +112,10 @@ bool aba_backward(const ModelT& model, Data<ModelT>& data, const T& tau) {
     if constexpr (P >= 0) {
       const Eigen::Matrix<S, 6, nvi> UDinv = U * Dinv;
       const Matrix6<S> Ia = data.IA[I] - UDinv * U.transpose();
-      data.IA[P] += transform_inertia_matrix(data.liMi[I], Ia);
+      data.IA[P] += transform_inertia_matrix(parent_link<I>(data), Ia);
       if constexpr (Bias) {
         const Force<S> pa = data.pA[I] + Ia * data.c[I] + UDinv * data.u.template segment<nvi>(iv);
-        data.pA[P] += data.liMi[I].act_force(pa);
+        data.pA[P] += detail::parent_link<I>(data).act_force(pa);
       }
     }
   });
@@ -137,7 +137,7 @@ void aba_accelerations(const ModelT& model, Data<ModelT>& data, const U& u,
     using J = typename Tree::template Joint<I>;
     constexpr int nvi = J::nv;
     constexpr int iv = Tree::idx_v[I];
-    Motion<S> ap = data.liMi[I].inverse_act_motion(P < 0 ? a_world : data.a_gf[P]);
+    Motion<S> ap = detail::parent_link<I>(data).inverse_act_motion(P < 0 ? a_world : data.a_gf[P]);
     if constexpr (Bias) ap += data.c[I];
     const Eigen::Matrix<S, nvi, 1> qdd =
         data.Dinv[I].template topLeftCorner<nvi, nvi>() *

@@ -22,18 +22,36 @@ enum class ReferenceFrame : unsigned char { local, local_world_aligned, world };
 
 namespace detail {
 
-/// λ(i)Mi = X_T X_J(q_i) for body I, and oMi = oMλ(i) λ(i)Mi if World.
+/// True if joint J forms X_T X_J(q) for a structured X_T (it states the pattern of X_J).
+template <class J, class = void>
+struct has_transform_pattern : std::false_type {};
+template <class J>
+struct has_transform_pattern<J, std::void_t<decltype(J::transform_R), decltype(J::transform_p)>> : std::true_type {};
+
+/// λ(I)XI as a Plücker transform that knows the pattern of data.liMi[I] (Tree::Link<I>): the
+/// one accessor the passes apply a body's parent link through.
+template <int I, class ModelT>
+TALUS_INLINE SparseTransform<typename ModelT::Tree::template Link<I>, typename ModelT::Scalar> parent_link(
+    const Data<ModelT>& data) {
+  return {data.liMi[I]};
+}
+
+/// λ(i)Mi = X_T X_J(q_i) for body I, and oMi = oMλ(i) λ(i)Mi if World; both products skip the
+/// structural zeros and ones of X_T and of λ(i)Mi.
 template <int I, bool World, class ModelT, class Q>
 TALUS_INLINE void update_placement(const ModelT& model, Data<ModelT>& data, const Q& q) {
   using S = typename ModelT::Scalar;
   using Tree = typename ModelT::Tree;
   using J = typename Tree::template Joint<I>;
   constexpr int P = Tree::parent[I];
-  data.liMi[I] =
-      J::template placement<S>(model.joint_placement[I], model.axis[I], q.template segment<J::nq>(Tree::idx_q[I]));
+  const auto qi = q.template segment<J::nq>(Tree::idx_q[I]);
+  if constexpr (has_transform_pattern<J>::value)
+    data.liMi[I] =
+        J::template placement<S, typename Tree::template Placement<I>>(model.joint_placement[I], model.axis[I], qi);
+  else data.liMi[I] = J::template placement<S>(model.joint_placement[I], model.axis[I], qi);
   if constexpr (World) {
     if constexpr (P < 0) data.oMi[I] = data.liMi[I];
-    else data.oMi[I] = data.oMi[P] * data.liMi[I];
+    else data.oMi[I] = compose_right<typename Tree::template Link<I>>(data.oMi[P], data.liMi[I]);
   }
 }
 
@@ -50,11 +68,11 @@ inline void kinematics_pass(const ModelT& model, Data<ModelT>& data, const Q& q,
     if constexpr (Level >= 1) {
       const Motion<S> vJ = J::template motion<S>(model.axis[I], v.template segment<J::nv>(Tree::idx_v[I]));
       if constexpr (P < 0) data.v[I] = vJ;
-      else data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]) + vJ;
+      else data.v[I] = parent_link<I>(data).inverse_act_motion(data.v[P]) + vJ;
       if constexpr (Level >= 2) {
         const Motion<S> aJ = J::template motion<S>(model.axis[I], a.template segment<J::nv>(Tree::idx_v[I]));
         if constexpr (P < 0) data.a[I] = aJ;
-        else data.a[I] = data.liMi[I].inverse_act_motion(data.a[P]) + aJ + cross_motion<S>(data.v[I], vJ);
+        else data.a[I] = parent_link<I>(data).inverse_act_motion(data.a[P]) + aJ + cross_motion<S>(data.v[I], vJ);
       }
     }
   });

@@ -36,7 +36,7 @@ void rnea_backward(const ModelT& model, Data<ModelT>& data) {
     constexpr int P = Tree::parent[I];
     using J = typename Tree::template Joint<I>;
     data.tau.template segment<J::nv>(Tree::idx_v[I]) = J::template project<S>(model.axis[I], data.f[I]);
-    if constexpr (P >= 0) data.f[P] += data.liMi[I].act_force(data.f[I]);
+    if constexpr (P >= 0) data.f[P] += parent_link<I>(data).act_force(data.f[I]);
   });
 }
 
@@ -53,14 +53,14 @@ TALUS_INLINE void rnea_forward_body(const ModelT& model, Data<ModelT>& data, con
   using J = typename Tree::template Joint<I>;
   const Vector3<S>& axis = model.axis[I];
   const Motion<S> a_parent = P < 0 ? a_world : data.a_gf[P];
-  data.a_gf[I] = data.liMi[I].inverse_act_motion(a_parent);
+  data.a_gf[I] = parent_link<I>(data).inverse_act_motion(a_parent);
   if constexpr (Level >= 1) {
     // S q̇ and S q̈ enter through the joint (add_motion, add_cross_motion): for an axis-aligned
     // joint they are one entry of a 6-vector, and the joint touches only the entries they change.
     const auto qd = v.template segment<J::nv>(Tree::idx_v[I]);
     if constexpr (P < 0) data.v[I] = J::template motion<S>(axis, qd);
     else {
-      data.v[I] = data.liMi[I].inverse_act_motion(data.v[P]);
+      data.v[I] = parent_link<I>(data).inverse_act_motion(data.v[P]);
       J::template add_motion<S>(data.v[I], axis, qd);
     }
     J::template add_cross_motion<S>(data.a_gf[I], data.v[I], axis, qd);

@@ -88,7 +88,7 @@ void constrained_system_forward(const ModelT& model, Data<ModelT>& data, const Q
       data.a[I].setZero();
     } else {
       const Motion<S> vJ = J::template motion<S>(model.axis[I], v.template segment<J::nv>(Tree::idx_v[I]));
-      data.a[I] = data.liMi[I].inverse_act_motion(data.a[P]) + cross_motion<S>(data.v[I], vJ);
+      data.a[I] = detail::parent_link<I>(data).inverse_act_motion(data.a[P]) + cross_motion<S>(data.v[I], vJ);
     }
   });
 }

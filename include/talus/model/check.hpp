@@ -139,7 +139,10 @@ inline bool inertia_valid(const Inertia<S>& Y) {
 }  // namespace detail
 
 /// Validates a model's numbers: joint placements and frame placements are rigid transforms
-/// (finite translations within input_limits::position, rotations with RᵀR = 1, det +1),
+/// (finite translations within input_limits::position, rotations with RᵀR = 1, det +1), each
+/// joint placement fits the kinds its Body declares (tree.hpp: the entries a kind fixes are
+/// exactly 0, +1 or −1; a general value written into a structured placement would make the
+/// algorithms, which skip those entries, silently wrong),
 /// generic joint axes are unit (|‖a‖ − 1| ≤ √ε), inertias are physical (detail::inertia_valid),
 /// frames are attached to a body in range (or to the world, −1), gravity is finite and within
 /// input_limits::magnitude. invalid_input otherwise. Run it once at start-up, on a model you
@@ -155,7 +158,7 @@ Status check_model(const ModelT& model) {
     // every axis finite (axis-aligned joints ignore theirs, but a NaN anywhere in a model is
     // a corrupted model), generic axes also unit
     ok = ok && detail::transform_valid(model.joint_placement[I]) && detail::inertia_valid(model.inertia[I]) &&
-         all_finite(model.axis[I]);
+         all_finite(model.axis[I]) && fits_pattern<typename Tree::template Placement<I>>(model.joint_placement[I]);
     if constexpr (detail::has_runtime_axis<J>::value) {
       using std::abs;
       const Vector3<S>& a = model.axis[I];

@@ -22,9 +22,15 @@
 /// Integration on the configuration manifold (q ⊕ v): vector joints add; quaternion
 /// joints right-multiply by exp(ω); the free flyer moves its position by R·v (R the
 /// orientation before the step, the "decoupled" R³ × SO(3) map). difference() is its exact inverse.
+///
+/// Structure: each joint type states the pattern of X_J(q) (transform_R, transform_p:
+/// math/placement.hpp), and placement<S, Pat>() forms X_T X_J(q) for an X_T of pattern Pat
+/// without the products by X_T's structural zeros and ones (the same bits as the general
+/// product). λ(i)Mi then has the pattern LinkPattern<Joint, Pat>.
 #include <cmath>
 #include <type_traits>
 
+#include <talus/math/placement.hpp>
 #include <talus/math/quaternion.hpp>
 #include <talus/math/sincos.hpp>
 
@@ -39,6 +45,13 @@ struct JointAxis {
   static constexpr bool revolute = IsRevolute;
   static constexpr int axis_index = Axis;
   static constexpr bool has_quaternion = false;
+  /// Pattern of X_J(q): a rotation about the axis (revolute), a translation along it (prismatic).
+  static constexpr pattern::Rotation transform_R =
+      IsRevolute ? (Axis < 0 ? pattern::all_values() : pattern::about_axis(Axis)) : pattern::identity();
+  static constexpr pattern::Translation transform_p = {
+      !IsRevolute && (Axis < 0 || Axis == 0) ? pattern::value : pattern::zero,
+      !IsRevolute && (Axis < 0 || Axis == 1) ? pattern::value : pattern::zero,
+      !IsRevolute && (Axis < 0 || Axis == 2) ? pattern::value : pattern::zero};
 
   template <class S>
   static Vector3<S> unit_axis(const Vector3<S>& runtime_axis) {
@@ -71,27 +84,37 @@ struct JointAxis {
     return M;
   }
 
-  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T.
-  /// Axis-aligned joints touch two columns of R (revolute) or p only (prismatic).
-  template <class S, class Q>
+  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T of pattern
+  /// Pat. Axis-aligned joints touch two columns of R (revolute) or p only (prismatic).
+  template <class S, class Pat = GeneralPattern, class Q>
   TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
-    using std::cos;
-    using std::sin;
     if constexpr (Axis < 0) {
-      return XT * transform<S>(axis, q);
+      return compose_left<Pat>(XT, transform<S>(axis, q));
     } else if constexpr (IsRevolute) {
       S s, c;
       sincos(S(q[0]), s, c);
-      constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
       Transform<S> M;
-      M.R.col(Axis) = XT.R.col(Axis);
-      M.R.col(a) = c * XT.R.col(a) + s * XT.R.col(b);
-      M.R.col(b) = c * XT.R.col(b) - s * XT.R.col(a);
+      revolute_row<Pat, 0>(XT, c, s, M);
+      revolute_row<Pat, 1>(XT, c, s, M);
+      revolute_row<Pat, 2>(XT, c, s, M);
       M.p = XT.p;
       return M;
     } else {
-      return Transform<S>(XT.R, XT.p + XT.R.col(Axis) * q[0]);
+      const S d = q[0];
+      return Transform<S>(XT.R, Vector3<S>(sparse::plus<Pat::p[0], Pat::R[Axis]>(XT.p[0], XT.R(0, Axis), d),
+                                           sparse::plus<Pat::p[1], Pat::R[3 + Axis]>(XT.p[1], XT.R(1, Axis), d),
+                                           sparse::plus<Pat::p[2], Pat::R[6 + Axis]>(XT.p[2], XT.R(2, Axis), d)));
     }
+  }
+  /// Row I of X_T X_J(q) for an axis-aligned revolute joint: column Axis is X_T's, columns a, b
+  /// are c X_T e_a + s X_T e_b and c X_T e_b − s X_T e_a.
+  template <class Pat, int I, class S>
+  TALUS_INLINE static void revolute_row(const Transform<S>& XT, S c, S s, Transform<S>& M) {
+    constexpr int a = (Axis + 1) % 3, b = (Axis + 2) % 3;
+    constexpr pattern::Entry Ea = Pat::R[3 * I + a], Eb = Pat::R[3 * I + b];
+    M.R(I, Axis) = XT.R(I, Axis);
+    M.R(I, a) = sparse::dot2<Ea, Eb>(XT.R(I, a), c, XT.R(I, b), s);
+    M.R(I, b) = sparse::diff2<Eb, Ea>(XT.R(I, b), c, XT.R(I, a), s);
   }
 
   /// S expressed in frame a, given aMbody (one Jacobian column).
@@ -243,10 +266,10 @@ namespace detail {
 /// coordinate axis has cheaper forms of its own (JointAxis).
 template <class Joint>
 struct MultiDofJoint {
-  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T.
-  template <class S, class Q>
+  /// X_T X_J(q): body frame in the parent body frame, given the joint placement X_T of pattern Pat.
+  template <class S, class Pat = GeneralPattern, class Q>
   TALUS_INLINE static Transform<S> placement(const Transform<S>& XT, const Vector3<S>& axis, const Q& q) {
-    return XT * Joint::template transform<S>(axis, q);
+    return compose_left<Pat>(XT, Joint::template transform<S>(axis, q));
   }
   /// S expressed in frame a, given aM (body frame in frame a).
   template <class S>
@@ -271,6 +294,8 @@ struct JointSpherical : detail::MultiDofJoint<JointSpherical> {
   static constexpr int nq = 4;
   static constexpr int nv = 3;
   static constexpr bool has_quaternion = true;
+  static constexpr pattern::Rotation transform_R = pattern::all_values();  ///< pattern of X_J(q)
+  static constexpr pattern::Translation transform_p = {pattern::zero, pattern::zero, pattern::zero};
 
   template <class S, class Q>
   static Transform<S> transform(const Vector3<S>&, const Q& q) {
@@ -331,6 +356,8 @@ struct JointFreeFlyer : detail::MultiDofJoint<JointFreeFlyer> {
   static constexpr int nq = 7;
   static constexpr int nv = 6;
   static constexpr bool has_quaternion = true;
+  static constexpr pattern::Rotation transform_R = pattern::all_values();  ///< pattern of X_J(q)
+  static constexpr pattern::Translation transform_p = {pattern::value, pattern::value, pattern::value};
 
   template <class S, class Q>
   static Transform<S> transform(const Vector3<S>&, const Q& q) {
@@ -389,6 +416,17 @@ struct JointFreeFlyer : detail::MultiDofJoint<JointFreeFlyer> {
   static bool valid(const Q& q) {
     return detail::quaternion_valid<S>(q.template segment<4>(3));
   }
+};
+
+/// The pattern of λ(i)Mi = X_T X_J(q) for a joint J whose placement X_T has pattern Pat (the
+/// products placement() forms: zero where every term has a structural zero factor, ±1 where
+/// one term is a product of ±1s). A joint type without a stated X_J pattern: general.
+template <class J, class Pat, class = void>
+struct LinkPattern : GeneralPattern {};
+template <class J, class Pat>
+struct LinkPattern<J, Pat, std::void_t<decltype(J::transform_R), decltype(J::transform_p)>> {
+  static constexpr pattern::Rotation R = pattern::product(Pat::R, J::transform_R);
+  static constexpr pattern::Translation p = pattern::affine(Pat::R, J::transform_p, Pat::p);
 };
 
 }  // namespace talus

@@ -1,20 +1,35 @@
 #pragma once
 /// \file tree.hpp
-/// The kinematic tree as a type: `Tree<Body<Joint, Parent>...>`.
+/// The kinematic tree as a type: `Tree<Body<Joint, Parent[, Rotation, Translation]>...>`.
 /// Bodies are numbered 0..nb-1 in the order given; Parent is the index of the parent body
 /// or -1 for the world, and must be smaller than the body's own index (topological order).
 /// Everything here is constexpr, so loops over bodies unroll at compile time.
+///
+/// Rotation and Translation are the kinds of the body's joint placement X_T
+/// (Model::joint_placement, math/placement.hpp): RotationGeneral (the default),
+/// RotationIdentity, RotationPermutation<C0, C1, C2>, RotationAbout<A>; TranslationGeneral (the
+/// default), TranslationZero, TranslationAlong<A>. What a kind fixes is structural: the entries
+/// of R that are exactly 0 or ±1 (all of R for a permutation; row and column A for RotationAbout<A>),
+/// and the zero components of p. Those are the type's; the others stay run-time data (the 2x2
+/// block of a rotation about an axis, the offset along TranslationAlong<A>'s axis, every entry of
+/// a general kind), so recalibrating them needs no recompile. check_model refuses a model whose
+/// joint_placement does not fit its kinds.
 #include <array>
 #include <tuple>
 #include <type_traits>
 #include <utility>
 
+#include <talus/math/placement.hpp>
+#include <talus/model/joints.hpp>
+
 namespace talus {
 
-template <class JointType, int Parent>
+template <class JointType, int Parent, class RotationKind = RotationGeneral, class TranslationKind = TranslationGeneral>
 struct Body {
   using Joint = JointType;
   static constexpr int parent = Parent;
+  /// The pattern of the joint placement X_T (math/placement.hpp).
+  using Placement = PlacementPattern<RotationKind, TranslationKind>;
 };
 
 template <int I>
@@ -61,6 +76,12 @@ struct Tree {
 
   template <int I>
   using Joint = std::tuple_element_t<I, std::tuple<typename Bodies::Joint...>>;
+  /// The pattern of body I's joint placement X_T (Body's kinds).
+  template <int I>
+  using Placement = std::tuple_element_t<I, std::tuple<typename Bodies::Placement...>>;
+  /// The pattern of λ(I)MI = X_T X_J(q) (LinkPattern, joints.hpp).
+  template <int I>
+  using Link = LinkPattern<Joint<I>, Placement<I>>;
 
  private:
   static constexpr std::array<int, nb> prefix(const std::array<int, nb>& n) {

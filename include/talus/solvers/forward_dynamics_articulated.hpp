@@ -61,7 +61,7 @@ void articulated_forward(const ModelT& model, Data<ModelT>& data, const Q& q, co
     if constexpr (Dynamics) {
       aba_forward_body<I, true, WithFext>(model, data, q, v, fext);
       if constexpr (P < 0) data.a[I].setZero();
-      else data.a[I] = data.liMi[I].inverse_act_motion(data.a[P]) + data.c[I];
+      else data.a[I] = detail::parent_link<I>(data).inverse_act_motion(data.a[P]) + data.c[I];
     } else {
       update_placement<I, true>(model, data, q);
       data.IA[I] = model.inertia[I].matrix();
@@ -112,7 +112,7 @@ void articulated_delassus(const ModelT& model, Data<ModelT>& data, const GM& G, 
       if constexpr (P >= 0) {
         Force<S> p = data.U.template middleCols<nvi>(iv) * zd;
         if (passed) p += data.f[I];
-        const Force<S> pp = data.liMi[I].act_force(p);
+        const Force<S> pp = detail::parent_link<I>(data).act_force(p);
         if (has_p[P]) data.f[P] += pp;
         else data.f[P] = pp;
         has_p[P] = true;

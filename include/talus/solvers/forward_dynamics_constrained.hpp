@@ -232,7 +232,7 @@ void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const For
     if constexpr (P >= 0) {
       const Eigen::Matrix<S, 6, nvi> U = data.U.template middleCols<nvi>(iv);
       const Force<S> p = pa[I] + U * (data.Dinv[I].template topLeftCorner<nvi, nvi>() * u.template segment<nvi>(iv));
-      pa[P] += data.liMi[I].act_force(p);
+      pa[P] += detail::parent_link<I>(data).act_force(p);
     }
   });
   static_for<nb>([&](auto i) {
@@ -242,7 +242,7 @@ void aba_unit_response(const ModelT& model, Data<ModelT>& data, int b, const For
     constexpr int nvi = J::nv;
     constexpr int iv = Tree::idx_v[I];
     Motion<S> ap = Motion<S>::Zero();
-    if constexpr (P >= 0) ap = data.liMi[I].inverse_act_motion(acc[P]);
+    if constexpr (P >= 0) ap = detail::parent_link<I>(data).inverse_act_motion(acc[P]);
     const Eigen::Matrix<S, nvi, 1> qdd =
         data.Dinv[I].template topLeftCorner<nvi, nvi>() *
         (u.template segment<nvi>(iv) - data.U.template middleCols<nvi>(iv).transpose() * ap);
