@@ -352,6 +352,56 @@ TEST(ConsistencyContact, LemkePgsAdmmAgreeWhereTheSolutionIsUnique) {
       inside ? "yes" : "no", vl.cwiseAbs().maxCoeff(), r2.cone.iterations, r3.cone.iterations);
 }
 
+// The settings docs/contact.md gives a firmware with a hard period ("A hard period": PGS,
+// τ_r = 1e-3, 24 sweeps, the check every 4th, no sticking guess, warm-started from the last
+// call), on standing states whose bilateral forces lie inside the cones, so that they are the
+// one solution (computed by the direct bilateral solve, no cone solver): every call returns ok
+// within the cap, with forces within 2e-3 of the largest bilateral force (τ_r bounds the
+// residuals relative to the terms, not the forces' error; bench/RESULTS.md measures both).
+TEST(ConsistencyContact, FirmwareCapSettingsMeetTheBilateralAnswer) {
+  Solo s;
+  talus::Random rng(11);
+  Options o = with(ContactSolver::pgs);
+  o.cone.relative_tolerance = 1e-3;
+  o.cone.max_iterations = 24;
+  o.cone.check_interval = 4;
+  o.cone.warm_start = true;
+  int compared = 0, sweeps = 0;
+  double worst = 0;
+  for (int trial = 0; trial < 800 && compared < 16; ++trial) {
+    M::TangentVector tau = M::TangentVector::Zero(), v = M::TangentVector::Zero(), a_bil, a;
+    for (int i = 6; i < M::nv; ++i) tau[i] = rng.uniform(-0.15, 0.15);
+    ASSERT_EQ(talus::forward_dynamics_direct(s.model, *s.data, *s.bil, s.q, v, tau, a_bil), Status::ok);
+    bool inside = true;
+    Vector3<double> fb[4];
+    double fmax = 0;
+    for (int k = 0; k < 4; ++k) {
+      const double fz = s.bil->lambda(3 * k), fx = s.bil->lambda(3 * k + 1), fy = s.bil->lambda(3 * k + 2);
+      inside = inside && fz > 0.05 && std::hypot(fx, fy) < 0.9 * fz;
+      fb[k] = Vector3<double>(fx, fy, fz);  // the set's axes: z, x, y
+      fmax = std::max(fmax, fb[k].norm());
+    }
+    if (!inside) continue;
+    ++compared;
+    talus::ContactReport<double> rep;
+    ASSERT_EQ(talus::forward_dynamics_contact(s.model, *s.data, *s.exact, s.q, v, tau, a, o, rep), Status::ok)
+        << trial << ": " << rep.cone.iterations << " sweeps";
+    double d = 0;
+    for (int k = 0; k < 4; ++k) {
+      Vector3<double> f;
+      ASSERT_EQ(s.exact->world_force(k, f), Status::ok);
+      d = std::max(d, (f - fb[k]).norm());
+    }
+    EXPECT_LE(d, 2e-3 * fmax) << trial;
+    EXPECT_LE(rep.cone.iterations, 24);
+    worst = std::max(worst, d / fmax);
+    sweeps = std::max(sweeps, rep.cone.iterations);
+  }
+  EXPECT_GE(compared, 8);
+  std::printf("firmware settings, %d standing states: <= %d sweeps, forces within %.3g of the largest\n", compared,
+              sweeps, worst);
+}
+
 // ---- a box on four corner contacts: redundant (12 rows of rank 6) --------------------------------------
 using BoxTree = talus::Tree<talus::Body<talus::JointFreeFlyer, -1>>;
 using Box = talus::Model<double, BoxTree, 0>;

@@ -76,6 +76,53 @@ void solve_l_unchecked(const Data<ModelT>& data, X& x) {  // x ← L⁻¹ x
   }
 }
 
+/// Tree-sparse vectors: a row of a point or joint constraint on a body (its Jacobian row, nv
+/// entries) is nonzero only on the dofs that move the body, the λ chain from the body's
+/// deepest dof to the root. L⁻ᵀ keeps that sparsity (each step of the substitution writes
+/// only ancestors), so W = G L⁻¹ has G's, and (W Wᵀ)ᵢⱼ sums over the chain two rows share
+/// (for two feet of a legged robot: the base dofs only).
+
+/// The deepest dof moving body b: its joint's last, else that of its nearest ancestor with
+/// dofs; −1 when nothing moves it (b = −1, or fixed to the world).
+template <class ModelT>
+int deepest_dof(int body) {
+  using Tree = typename ModelT::Tree;
+  while (body >= 0 && Tree::joint_nv[body] == 0) body = Tree::parent[body];
+  return body < 0 ? -1 : Tree::idx_v[body] + Tree::joint_nv[body] - 1;
+}
+
+/// The deepest dof on both chains, from dofs i and j (−1: none shared).
+template <class ModelT>
+int common_dof(int i, int j) {
+  using Tree = typename ModelT::Tree;
+  while (i != j) {  // λ(k) < k: step the deeper one up
+    if (i > j) i = Tree::dof_parent[i];
+    else j = Tree::dof_parent[j];
+  }
+  return i;
+}
+
+/// y ← L⁻ᵀ y for a y (nv entries) that is nonzero only on the chain from dof k: the steps of
+/// solve_lt_unchecked that touch it, in its order, so the same values.
+template <class ModelT, class Y>
+void solve_lt_chain_unchecked(const Data<ModelT>& data, int k, Y&& y) {
+  using Tree = typename ModelT::Tree;
+  const auto& L = data.L;
+  for (int i = k; i >= 0; i = Tree::dof_parent[i]) {
+    y.coeffRef(i) /= L(i, i);
+    for (int j = Tree::dof_parent[i]; j >= 0; j = Tree::dof_parent[j]) y.coeffRef(j) -= L(i, j) * y.coeff(i);
+  }
+}
+
+/// Σ a_k b_k over the chain from dof k (a or b zero off it).
+template <class ModelT, class A, class B>
+typename ModelT::Scalar chain_dot(int k, const A& a, const B& b) {
+  using Tree = typename ModelT::Tree;
+  typename ModelT::Scalar s(0);
+  for (int i = k; i >= 0; i = Tree::dof_parent[i]) s += a.coeff(i) * b.coeff(i);
+  return s;
+}
+
 /// W ← W L⁻¹ in place, for W with nv columns (W = G L⁻¹ for a constraint Jacobian G: then
 /// W Wᵀ = G H⁻¹ Gᵀ and Wᵀ = L⁻ᵀ Gᵀ). By columns, last to first, along the λ chains: each
 /// column of a column-major W is contiguous, so the tree-sparse substitution runs on whole

@@ -241,6 +241,8 @@ void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML
     const S g = c.normal.dot(fm.p - c.anchor);
     if (level == ContactLevel::step && !(g <= margin)) continue;
     ws.contact_row[i] = r;
+    const int deepest = deepest_dof<ModelT>(c.body);
+    for (int j = 0; j < 3; ++j) ws.row_dof[r + j] = deepest;
     const Vector3<S> axes[3] = {c.normal, c.t1, c.t2};
     for_each_supporting_dof<ModelT>(c.body, [&](int k) {
       const Motion<S> col = data.J.col(k);
@@ -263,6 +265,7 @@ void unilateral_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML
       if (!(g <= (level == ContactLevel::step ? std::max(margin, cp.limit_margin) : cp.limit_margin))) continue;
       const S sign = side == 0 ? S(1) : S(-1);
       ws.limit_row[l][side] = r;
+      ws.row_dof[r] = L.idx_v;
       ws.A(r, L.idx_v) = sign;
       ws.bias(r) = S(0);
       ws.row_velocity(r) = sign * v[L.idx_v];
@@ -809,7 +812,7 @@ ContactFailure contact_system(const ModelT& model, Data<ModelT>& data, ContactPr
 }
 
 /// Phase 3, the free motion: b = τ − C (acceleration), H v⁻ (impact), H v + h (τ − C) (step);
-/// ws.x0 = H⁻¹ b.
+/// ws.y0 = L⁻ᵀ b, half of H⁻¹ b: the rows read Yᵀ y0 (delassus) and x = L⁻¹ (y0 + Y φ).
 template <class ModelT, int MC, int ME, int ML, class V, class T>
 typename ModelT::TangentVector free_motion(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
                                            ContactLevel level, const V& v, const T& tau,
@@ -817,27 +820,55 @@ typename ModelT::TangentVector free_motion(const Data<ModelT>& data, ContactProb
   typename ModelT::TangentVector b = tau - C;
   if (level == ContactLevel::impact) b = data.H * v;
   if (level == ContactLevel::step) b = data.H * v + h * (tau - C);
-  cp.ws.x0 = b;
-  solve_lt_unchecked(data, cp.ws.x0);
-  solve_l_unchecked(data, cp.ws.x0);
+  cp.ws.y0 = b;
+  solve_lt_unchecked(data, cp.ws.y0);
   return b;
 }
 
-/// Phase 4, eliminate the bilateral rows (bilateral_elimination.hpp): ws.PAt = P Aᵀ and ws.xb =
-/// the free motion meeting the set's target g (without a set, or with no active row: H⁻¹Aᵀ and
-/// x₀). singular (bilateral_inconsistent) when redundant rows ask for the impossible.
+/// The rows through the factor: ws.Y = L⁻ᵀ Aᵀ, column by column along each row's chain (a
+/// foot's row: its leg and the base, not the other legs).
+template <class ModelT, int MC, int ME, int ML>
+void rows_through_factor(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp) {
+  using Tree = typename ModelT::Tree;
+  auto& ws = cp.ws;
+  const int m = ws.rows;
+  ws.Y.setZero(ModelT::nv, m);
+  for (int r = 0; r < m; ++r) {
+    auto y = ws.Y.col(r);
+    for (int k = ws.row_dof[r]; k >= 0; k = Tree::dof_parent[k]) y.coeffRef(k) = ws.A.coeff(r, k);
+    solve_lt_chain_unchecked(data, ws.row_dof[r], y);
+  }
+}
+
+/// P Aᵀ = L⁻¹ Y and the free motion x0 = xb = L⁻¹ y0 (H⁻¹ Aᵀ and H⁻¹ b; P = H⁻¹ until the
+/// bilateral rows are eliminated), once per solve: only the bilateral elimination and Lemke's
+/// active-set recovery read them (the contact rows themselves need Y and z only).
+template <class ModelT, int MC, int ME, int ML>
+void form_projected_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp) {
+  auto& ws = cp.ws;
+  if (ws.projected) return;
+  ws.PAt = ws.Y;
+  solve_l_unchecked(data, ws.PAt);
+  ws.x0 = ws.y0;
+  solve_l_unchecked(data, ws.x0);
+  ws.xb = ws.x0;
+  ws.projected = true;
+}
+
+/// Phase 4, the rows through the factor (ws.Y, rows_through_factor), then, with active
+/// bilateral rows, their elimination (bilateral_elimination.hpp): ws.PAt = P Aᵀ and ws.xb = the
+/// free motion meeting the set's target g. singular (bilateral_inconsistent) when redundant
+/// rows ask for the impossible.
 template <class ModelT, int MC, int ME, int ML, class BS, class G>
 ContactFailure eliminate_bilateral(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp, BS* bil,
                                    const G& g, ContactReport<typename ModelT::Scalar>& report) {
   auto& ws = cp.ws;
   const int m = ws.rows;
-  ws.PAt.resize(ModelT::nv, m);
-  for (int r = 0; r < m; ++r) ws.PAt.col(r) = ws.A.row(r).transpose();
-  solve_lt_unchecked(data, ws.PAt);
-  solve_l_unchecked(data, ws.PAt);  // H⁻¹ Aᵀ
-  ws.xb = ws.x0;
+  ws.projected = false;
+  rows_through_factor(data, cp);
   if constexpr (!std::is_same_v<BS, NoBilateral>) {
     if (bil->active_rows() > 0) {
+      form_projected_rows(data, cp);
       report.bilateral_rank = factor_bilateral(data, *bil);
       meet_bilateral_target(*bil, ws.x0, g, ws.xb);
       if (!bilateral_consistent(*bil, ws.xb, g))
@@ -848,22 +879,36 @@ ContactFailure eliminate_bilateral(const Data<ModelT>& data, ContactProblem<Mode
     (void)bil;
     (void)g;
     (void)report;
+    (void)m;
   }
   return ContactFailure{};
 }
 
 /// Phase 5, the rows' operator: ws.D = A P Aᵀ (Delassus) and ws.free = each row's free
 /// acceleration (or velocity) A x_b + bias (acceleration level) minus its target
-/// (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0.
+/// (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0. Without
+/// eliminated bilateral rows P = H⁻¹: D = Yᵀ Y, each entry over the chain its two rows share,
+/// and A x_b = Yᵀ y0 over each row's chain; with them, the products with P Aᵀ and x_b.
 template <class ModelT, int MC, int ME, int ML>
 void delassus(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level) {
   using S = typename ModelT::Scalar;
   auto& ws = cp.ws;
   const int m = ws.rows;
-  ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
+  const auto offset = [&](int r) { return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r); };
   ws.free.resize(m);
-  for (int r = 0; r < m; ++r)
-    ws.free(r) = ws.A.row(r).dot(ws.xb) + (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r);
+  if (ws.projected) {
+    ws.D.noalias() = ws.A.topRows(m).lazyProduct(ws.PAt);
+    for (int r = 0; r < m; ++r) ws.free(r) = ws.A.row(r).dot(ws.xb) + offset(r);
+    return;
+  }
+  ws.D.resize(m, m);
+  for (int r = 0; r < m; ++r) {
+    for (int c = r; c < m; ++c) {
+      const int k = common_dof<ModelT>(ws.row_dof[r], ws.row_dof[c]);
+      ws.D(r, c) = ws.D(c, r) = chain_dot<ModelT>(k, ws.Y.col(r), ws.Y.col(c));
+    }
+    ws.free(r) = chain_dot<ModelT>(ws.row_dof[r], ws.Y.col(r), ws.y0) + offset(r);
+  }
 }
 
 /// Phase 6 with PGS or ADMM: the sticking guess (the start only when inside the cones: an
@@ -1055,6 +1100,7 @@ ContactFailure solve_lcp_problem(const Data<ModelT>& data, ContactProblem<ModelT
     return ContactFailure{
         s, s == Status::not_converged ? ContactFailureReason::not_converged : ContactFailureReason::lcp_failed};
   if (opt.active_set_recovery) {
+    form_projected_rows(data, cp);
     const auto offset = [&](int r) { return (level == ContactLevel::acceleration ? ws.bias(r) : S(0)) - ws.target(r); };
     const auto terms = [&](const LcpUnknown<S>& ua) {
       return row_terms(level, ua.contact < 0, opt, ws.row_velocity(ua.row), gap(ua.row), h, k.cfm, k.erp);
@@ -1088,9 +1134,15 @@ ContactFailure recover_contact(const Data<ModelT>& data, ContactProblem<ModelT, 
                                ContactReport<typename ModelT::Scalar>& report, typename ModelT::TangentVector& x) {
   auto& ws = cp.ws;
   const int m = ws.rows;
-  if (!report.recovery.applied) {
+  if (!report.recovery.applied && ws.projected) {
     x = ws.xb;
     for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
+  } else if (!report.recovery.applied) {  // x = L⁻¹ (y0 + Y φ), Y's columns along their chains
+    using Tree = typename ModelT::Tree;
+    x = ws.y0;
+    for (int r = 0; r < m; ++r)
+      for (int k = ws.row_dof[r]; k >= 0; k = Tree::dof_parent[k]) x.coeffRef(k) += ws.Y.coeff(k, r) * ws.phi(r);
+    solve_l_unchecked(data, x);
   }
   bool finite = true;
   if constexpr (!std::is_same_v<BS, NoBilateral>) {

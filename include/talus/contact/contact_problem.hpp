@@ -406,15 +406,23 @@ class ContactProblem {
     RowsMatrix A;             ///< unilateral rows: (n, t₁, t₂) of each active contact, then limit rows
     RowsVector bias;          ///< A's rows' acceleration at q̈ = 0 (m/s², rad/s²)
     RowsVector row_velocity;  ///< A q̇
-    RowsTMatrix PAt;  ///< P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia)
-    RowsSquare D;     ///< A P Aᵀ (Delassus operator of the unilateral rows)
-    RowsVector target;  ///< each row's target at this level (normals and limit rows; 0 on tangents)
-    RowsVector free;    ///< rows' acceleration (or velocity) without unilateral force, minus the target
-    RowsVector phi;     ///< packed row forces of the answer
+    /// Y = L⁻ᵀ Aᵀ (H = Lᵀ L): each row through the factor, with its row's sparsity (a foot's
+    /// row touches the base and its leg only; Featherstone's LTL), so A H⁻¹ Aᵀ = Yᵀ Y
+    RowsTMatrix Y;
+    int row_dof[max_rows];  ///< deepest dof of each row: its nonzeros lie on the λ chain from it
+    /// P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia); formed (with x0,
+    /// xb) only where it is read: with active bilateral rows, or for Lemke's active-set recovery
+    RowsTMatrix PAt;
+    bool projected = false;  ///< PAt, x0 and xb hold this solve's values
+    RowsSquare D;            ///< A P Aᵀ (Delassus operator of the unilateral rows)
+    RowsVector target;       ///< each row's target at this level (normals and limit rows; 0 on tangents)
+    RowsVector free;         ///< rows' acceleration (or velocity) without unilateral force, minus the target
+    RowsVector phi;          ///< packed row forces of the answer
     LcpMatrix M;
     LcpVector q, z, w;
     LcpWorkspace<S, max_lcp> lcp;
     typename ModelT::TangentVector x0, xb, t;
+    typename ModelT::TangentVector y0;  ///< L⁻ᵀ b (b the free motion's right-hand side): x0 = L⁻¹ y0
     // exact-cone solves (PGS, ADMM): one 3-row unit per contact, and per limit row (its two
     // tangent rows are inert: W = I there, b = 0, μ = 0)
     using ConeStorage = ConeSolverWorkspace<S, max_cone_units>;
