@@ -812,7 +812,10 @@ ContactFailure contact_system(const ModelT& model, Data<ModelT>& data, ContactPr
 }
 
 /// Phase 3, the free motion: b = τ − C (acceleration), H v⁻ (impact), H v + h (τ − C) (step);
-/// ws.y0 = L⁻ᵀ b, half of H⁻¹ b: the rows read Yᵀ y0 (delassus) and x = L⁻¹ (y0 + Y φ).
+/// ws.y0 = L⁻ᵀ b and ws.x0 = L⁻¹ y0 = H⁻¹ b. The rows read their free term from x0 (A x0, over
+/// each row's chain) and the answer is x = x0 + L⁻¹ Y φ: the free term and x share x0's
+/// rounding, so a row's velocity from x matches the solver's w = free + D φ to the rounding of
+/// the force term (from L⁻¹(y0 + Y φ), a joint's velocity would round on the scale of all of v).
 template <class ModelT, int MC, int ME, int ML, class V, class T>
 typename ModelT::TangentVector free_motion(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME, ML>& cp,
                                            ContactLevel level, const V& v, const T& tau,
@@ -822,6 +825,8 @@ typename ModelT::TangentVector free_motion(const Data<ModelT>& data, ContactProb
   if (level == ContactLevel::step) b = data.H * v + h * (tau - C);
   cp.ws.y0 = b;
   solve_lt_unchecked(data, cp.ws.y0);
+  cp.ws.x0 = cp.ws.y0;
+  solve_l_unchecked(data, cp.ws.x0);
   return b;
 }
 
@@ -840,7 +845,7 @@ void rows_through_factor(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME
   }
 }
 
-/// P Aᵀ = L⁻¹ Y and the free motion x0 = xb = L⁻¹ y0 (H⁻¹ Aᵀ and H⁻¹ b; P = H⁻¹ until the
+/// P Aᵀ = L⁻¹ Y and xb = x0 (H⁻¹ Aᵀ and H⁻¹ b; P = H⁻¹ until the
 /// bilateral rows are eliminated), once per solve: only the bilateral elimination and Lemke's
 /// active-set recovery read them (the contact rows themselves need Y and z only).
 template <class ModelT, int MC, int ME, int ML>
@@ -849,8 +854,6 @@ void form_projected_rows(const Data<ModelT>& data, ContactProblem<ModelT, MC, ME
   if (ws.projected) return;
   ws.PAt = ws.Y;
   solve_l_unchecked(data, ws.PAt);
-  ws.x0 = ws.y0;
-  solve_l_unchecked(data, ws.x0);
   ws.xb = ws.x0;
   ws.projected = true;
 }
@@ -888,7 +891,7 @@ ContactFailure eliminate_bilateral(const Data<ModelT>& data, ContactProblem<Mode
 /// acceleration (or velocity) A x_b + bias (acceleration level) minus its target
 /// (ContactProblem::set_target): every solver then reads free + D φ + terms ≥ 0. Without
 /// eliminated bilateral rows P = H⁻¹: D = Yᵀ Y, each entry over the chain its two rows share,
-/// and A x_b = Yᵀ y0 over each row's chain; with them, the products with P Aᵀ and x_b.
+/// and A x_b = A x0 over each row's chain; with them, the products with P Aᵀ and x_b.
 template <class ModelT, int MC, int ME, int ML>
 void delassus(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level) {
   using S = typename ModelT::Scalar;
@@ -907,7 +910,7 @@ void delassus(ContactProblem<ModelT, MC, ME, ML>& cp, ContactLevel level) {
       const int k = common_dof<ModelT>(ws.row_dof[r], ws.row_dof[c]);
       ws.D(r, c) = ws.D(c, r) = chain_dot<ModelT>(k, ws.Y.col(r), ws.Y.col(c));
     }
-    ws.free(r) = chain_dot<ModelT>(ws.row_dof[r], ws.Y.col(r), ws.y0) + offset(r);
+    ws.free(r) = chain_dot<ModelT>(ws.row_dof[r], ws.A.row(r), ws.x0) + offset(r);
   }
 }
 
@@ -1137,12 +1140,13 @@ ContactFailure recover_contact(const Data<ModelT>& data, ContactProblem<ModelT, 
   if (!report.recovery.applied && ws.projected) {
     x = ws.xb;
     for (int r = 0; r < m; ++r) x += ws.PAt.col(r) * ws.phi(r);
-  } else if (!report.recovery.applied) {  // x = L⁻¹ (y0 + Y φ), Y's columns along their chains
+  } else if (!report.recovery.applied) {  // x = x0 + L⁻¹ Y φ, Y's columns along their chains
     using Tree = typename ModelT::Tree;
-    x = ws.y0;
+    x.setZero();
     for (int r = 0; r < m; ++r)
       for (int k = ws.row_dof[r]; k >= 0; k = Tree::dof_parent[k]) x.coeffRef(k) += ws.Y.coeff(k, r) * ws.phi(r);
     solve_l_unchecked(data, x);
+    x += ws.x0;
   }
   bool finite = true;
   if constexpr (!std::is_same_v<BS, NoBilateral>) {

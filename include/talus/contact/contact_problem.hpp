@@ -410,10 +410,10 @@ class ContactProblem {
     /// row touches the base and its leg only; Featherstone's LTL), so A H⁻¹ Aᵀ = Yᵀ Y
     RowsTMatrix Y;
     int row_dof[max_rows];  ///< deepest dof of each row: its nonzeros lie on the λ chain from it
-    /// P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia); formed (with x0,
+    /// P Aᵀ, P = H⁻¹ − H⁻¹Gᵀ(GH⁻¹Gᵀ)⁺GH⁻¹ (bilateral-reduced inverse inertia); formed (with
     /// xb) only where it is read: with active bilateral rows, or for Lemke's active-set recovery
     RowsTMatrix PAt;
-    bool projected = false;  ///< PAt, x0 and xb hold this solve's values
+    bool projected = false;  ///< PAt and xb hold this solve's values (x0 is always formed)
     RowsSquare D;            ///< A P Aᵀ (Delassus operator of the unilateral rows)
     RowsVector target;       ///< each row's target at this level (normals and limit rows; 0 on tangents)
     RowsVector free;         ///< rows' acceleration (or velocity) without unilateral force, minus the target
