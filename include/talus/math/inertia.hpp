@@ -24,12 +24,9 @@ struct Inertia {
 
   /// Momentum of the body moving with spatial velocity v: h = I v (force-type vector).
   TALUS_INLINE Force<S> operator*(const Motion<S>& v) const {
-    Force<S> h;
-    const Vector3<S> w = v.template head<3>();
-    const Vector3<S> lin = mass * (v.template tail<3>() - cross<S>(com, w));  // m (v + ω × c)
-    h.template tail<3>() = lin;
-    h.template head<3>() = mul<S>(I_c, w) + cross<S>(com, lin);
-    return h;
+    const Vector3<S> w = head3(v);
+    const Vector3<S> lin = mass * (tail3(v) - cross<S>(com, w));  // m (v + ω × c)
+    return from_halves<S>(mul<S>(I_c, w) + cross<S>(com, lin), lin);
   }
 
   /// Rotational inertia about the frame origin: I_c − m [c]×[c]×.
@@ -123,11 +120,8 @@ struct InertiaSum {
   }
   /// Momentum I v of a motion v expressed in the same frame.
   TALUS_INLINE Force<S> operator*(const Motion<S>& v) const {
-    const Vector3<S> w = v.template head<3>(), vl = v.template tail<3>();
-    Force<S> f;
-    f.template head<3>() = mul<S>(I_o, w) + cross<S>(h, vl);
-    f.template tail<3>() = mass * vl - cross<S>(h, w);
-    return f;
+    const Vector3<S> w = head3(v), vl = tail3(v);
+    return from_halves<S>(mul<S>(I_o, w) + cross<S>(h, vl), mass * vl - cross<S>(h, w));
   }
   /// Back to (m, c, I_c) form.
   Inertia<S> inertia() const {

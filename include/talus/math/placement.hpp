@@ -314,34 +314,22 @@ struct SparseTransform {
   const Transform<S>& M;
 
   TALUS_INLINE Motion<S> act_motion(const Motion<S>& m) const {
-    Motion<S> r;
-    const Vector3<S> w = sparse::mul<Pat>(M.R, Vector3<S>(m.template head<3>()));
-    r.template head<3>() = w;
-    r.template tail<3>() = sparse::add_cross<Pat, 1>(sparse::mul<Pat>(M.R, Vector3<S>(m.template tail<3>())), M.p, w);
-    return r;
+    const Vector3<S> w = sparse::mul<Pat>(M.R, head3(m));
+    return from_halves<S>(w, sparse::add_cross<Pat, 1>(sparse::mul<Pat>(M.R, tail3(m)), M.p, w));
   }
   TALUS_INLINE Motion<S> inverse_act_motion(const Motion<S>& m) const {
-    Motion<S> r;
-    const Vector3<S> w = m.template head<3>();
-    r.template head<3>() = sparse::mul_transpose<Pat>(M.R, w);
-    r.template tail<3>() =
-        sparse::mul_transpose<Pat>(M.R, sparse::add_cross<Pat, -1>(Vector3<S>(m.template tail<3>()), M.p, w));
-    return r;
+    const Vector3<S> w = head3(m);
+    return from_halves<S>(sparse::mul_transpose<Pat>(M.R, w),
+                          sparse::mul_transpose<Pat>(M.R, sparse::add_cross<Pat, -1>(tail3(m), M.p, w)));
   }
   TALUS_INLINE Force<S> act_force(const Force<S>& f) const {
-    Force<S> r;
-    const Vector3<S> fl = sparse::mul<Pat>(M.R, Vector3<S>(f.template tail<3>()));
-    r.template tail<3>() = fl;
-    r.template head<3>() = sparse::add_cross<Pat, 1>(sparse::mul<Pat>(M.R, Vector3<S>(f.template head<3>())), M.p, fl);
-    return r;
+    const Vector3<S> fl = sparse::mul<Pat>(M.R, tail3(f));
+    return from_halves<S>(sparse::add_cross<Pat, 1>(sparse::mul<Pat>(M.R, head3(f)), M.p, fl), fl);
   }
   TALUS_INLINE Force<S> inverse_act_force(const Force<S>& f) const {
-    Force<S> r;
-    const Vector3<S> fl = f.template tail<3>();
-    r.template tail<3>() = sparse::mul_transpose<Pat>(M.R, fl);
-    r.template head<3>() =
-        sparse::mul_transpose<Pat>(M.R, sparse::add_cross<Pat, -1>(Vector3<S>(f.template head<3>()), M.p, fl));
-    return r;
+    const Vector3<S> fl = tail3(f);
+    return from_halves<S>(sparse::mul_transpose<Pat>(M.R, sparse::add_cross<Pat, -1>(head3(f), M.p, fl)),
+                          sparse::mul_transpose<Pat>(M.R, fl));
   }
 };
 

@@ -40,35 +40,23 @@ struct Transform {
 
   /// motion vector: b → a  (ᵃX_b m)
   TALUS_INLINE Motion<S> act_motion(const Motion<S>& m) const {
-    Motion<S> r;
-    const Vector3<S> w = mul<S>(R, m.template head<3>());
-    r.template head<3>() = w;
-    r.template tail<3>() = mul<S>(R, m.template tail<3>()) + cross<S>(p, w);
-    return r;
+    const Vector3<S> w = mul<S>(R, head3(m));
+    return from_halves<S>(w, mul<S>(R, tail3(m)) + cross<S>(p, w));
   }
   /// motion vector: a → b  (ᵇX_a m)
   TALUS_INLINE Motion<S> inverse_act_motion(const Motion<S>& m) const {
-    Motion<S> r;
-    const Vector3<S> w = m.template head<3>();
-    r.template head<3>() = mul_transpose<S>(R, w);
-    r.template tail<3>() = mul_transpose<S>(R, Vector3<S>(m.template tail<3>() - cross<S>(p, w)));
-    return r;
+    const Vector3<S> w = head3(m);
+    return from_halves<S>(mul_transpose<S>(R, w), mul_transpose<S>(R, Vector3<S>(tail3(m) - cross<S>(p, w))));
   }
   /// force vector: b → a  (ᵃX_b* f)
   TALUS_INLINE Force<S> act_force(const Force<S>& f) const {
-    Force<S> r;
-    const Vector3<S> fl = mul<S>(R, f.template tail<3>());
-    r.template tail<3>() = fl;
-    r.template head<3>() = mul<S>(R, f.template head<3>()) + cross<S>(p, fl);
-    return r;
+    const Vector3<S> fl = mul<S>(R, tail3(f));
+    return from_halves<S>(mul<S>(R, head3(f)) + cross<S>(p, fl), fl);
   }
   /// force vector: a → b  (ᵇX_a* f)
   TALUS_INLINE Force<S> inverse_act_force(const Force<S>& f) const {
-    Force<S> r;
-    const Vector3<S> fl = f.template tail<3>();
-    r.template tail<3>() = mul_transpose<S>(R, fl);
-    r.template head<3>() = mul_transpose<S>(R, Vector3<S>(f.template head<3>() - cross<S>(p, fl)));
-    return r;
+    const Vector3<S> fl = tail3(f);
+    return from_halves<S>(mul_transpose<S>(R, Vector3<S>(head3(f) - cross<S>(p, fl))), mul_transpose<S>(R, fl));
   }
 
   /// Apply act_motion to each column of a 6xN matrix (Jacobian columns), b → a.
