@@ -5,11 +5,16 @@
 // duplicated contact; then the iteration cap, an inconsistent set, bad settings and inputs, and
 // the heap.
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include <Eigen/QR>
+#include <talus/models/anymal_c.hpp>
 #include <talus/models/solo12.hpp>
+#include <talus/models/talos.hpp>
 #include <talus/contact.hpp>
+#include <talus/solvers/forward_dynamics_articulated.hpp>
+#include <talus/solvers/forward_dynamics_constrained_aba.hpp>
 #include <talus/solvers/forward_dynamics_proximal.hpp>
 #include <talus/solvers/impulses.hpp>
 
@@ -566,6 +571,234 @@ TEST(ConsistencyProximal, ImpulsesContactMinimumNormBilateral) {
   EXPECT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::ok);
 }
 
+// 6. Constrained ABA (forward_dynamics_constrained_aba.hpp): the same q̈ and λ as the range-space,
+// articulated and proximal methods on solo12, anymal_c (four point contacts) and talos (both soles,
+// as 6D contacts and as loops to the world); a redundant set against the proximal method; bad input
+// and the cap. One set type per robot.
+struct Agreement {
+  double ddq[3] = {0, 0, 0}, lambda[3] = {0, 0, 0};  // vs range space, articulated, proximal
+  double ref_ddq = 0, ref_lambda = 0;                // range space vs proximal: the references' own spread
+  int max_it = 0, total_it = 0, states = 0;
+};
+
+template <class ModelT, int MR, int MC>
+void constrained_aba_agreement(const ModelT& model, talus::ConstraintSet<ModelT, MR, MC>& cs, unsigned seed, int states,
+                               Agreement& a) {
+  auto data = std::make_unique<talus::Data<ModelT>>();
+  talus::Random rng(seed);
+  const Settings st = talus::constrained_aba_settings<double>();
+  for (int i = 0; i < states; ++i) {
+    const auto s = random_state(model, rng);
+    typename ModelT::TangentVector ref[3], ddq;
+    Eigen::VectorXd lref[3];
+    Report rep;
+    ASSERT_EQ(talus::forward_dynamics_range_space(model, *data, cs, s.q, s.v, s.tau, ref[0]), Status::ok);
+    lref[0] = cs.lambda;
+    ASSERT_EQ(talus::forward_dynamics_articulated(model, *data, cs, s.q, s.v, s.tau, ref[1]), Status::ok);
+    lref[1] = cs.lambda;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, cs, s.q, s.v, s.tau, ref[2], Settings{}, rep), Status::ok);
+    lref[2] = cs.lambda;
+    ASSERT_EQ(talus::forward_dynamics_constrained_aba(model, *data, cs, s.q, s.v, s.tau, ddq, st, rep), Status::ok);
+    EXPECT_LE(rep.residual, rep.tolerance);
+    EXPECT_LE((cs.G * ddq - cs.gamma).cwiseAbs().maxCoeff(), 2 * rep.tolerance);
+    EXPECT_EQ(cs.failure().status, Status::ok);
+    for (int j = 0; j < 3; ++j) {
+      a.ddq[j] = std::max(a.ddq[j], rel_err(ddq, ref[j]));
+      a.lambda[j] = std::max(a.lambda[j], rel_err(cs.lambda, lref[j]));
+    }
+    a.ref_ddq = std::max(a.ref_ddq, rel_err(ref[2], ref[0]));
+    a.ref_lambda = std::max(a.ref_lambda, rel_err(lref[2], lref[0]));
+    a.max_it = std::max(a.max_it, rep.iterations);
+    a.total_it += rep.iterations;
+    ++a.states;
+  }
+}
+
+void expect_agreement(const char* what, const Agreement& a) {
+  const char* names[3] = {"range space", "articulated", "proximal"};
+  for (int j = 0; j < 3; ++j) {
+    EXPECT_LE(a.ddq[j], 1e-10) << what << ", q̈ vs " << names[j];
+    EXPECT_LE(a.lambda[j], 1e-10) << what << ", λ vs " << names[j];
+  }
+  std::printf(
+      "constrained ABA, %s, %d states: max rel. diff q̈ / λ vs range space %.2g / %.2g, articulated %.2g / %.2g, "
+      "proximal %.2g / %.2g (range space vs proximal %.2g / %.2g); iterations mean %.1f, max %d\n",
+      what, a.states, a.ddq[0], a.lambda[0], a.ddq[1], a.lambda[1], a.ddq[2], a.lambda[2], a.ref_ddq, a.ref_lambda,
+      static_cast<double>(a.total_it) / a.states, a.max_it);
+}
+
+TEST(ConsistencyConstrainedABA, Solo12FourFeetAndRedundantFootMatchOtherMethods) {
+  const auto model = solo::make_model<double>();
+  auto cs = std::make_unique<Set>();
+  for (int f : kFeet) ASSERT_EQ(cs->add_contact(model, f, {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->add_contact(model, kFeet[0], {kZ, kX, kY}), Status::ok);  // the FL foot again (redundant)
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  ASSERT_EQ(cs->set_active(4, false), Status::ok);
+  Agreement a;
+  constrained_aba_agreement(model, *cs, 41, 20, a);
+  expect_agreement("solo12, 4 feet x 3 axes", a);
+  // redundant: FL twice (15 rows, rank 12): the proximal method's q̈, the once-added foot's force
+  // split between the copies (its split lies in the null space of G H⁻¹ Gᵀ: held as the proximal test
+  // holds it, to its documented rounding)
+  auto data = std::make_unique<talus::Data<M>>();
+  talus::Random rng(43);
+  const Settings st = talus::constrained_aba_settings<double>();
+  double max_ddq = 0, max_sum = 0, max_split = 0;
+  int max_it = 0;
+  for (int i = 0; i < 10; ++i) {
+    const auto s = random_state(model, rng);
+    M::TangentVector ddq_once, ddq_prox, ddq;
+    Report rep;
+    ASSERT_EQ(cs->set_active(4, false), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_range_space(model, *data, *cs, s.q, s.v, s.tau, ddq_once), Status::ok);
+    const Eigen::VectorXd l1 = cs->lambda;
+    ASSERT_EQ(cs->set_active(4, true), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, s.q, s.v, s.tau, ddq_prox, Settings{}, rep),
+              Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, s.q, s.v, s.tau, ddq, st, rep), Status::ok);
+    max_it = std::max(max_it, rep.iterations);
+    const Eigen::VectorXd l2 = cs->lambda;
+    ASSERT_EQ(l2.size(), 15);
+    max_ddq = std::max({max_ddq, rel_err(ddq, ddq_prox), rel_err(ddq, ddq_once)});
+    const double scale = std::max(1.0, l1.cwiseAbs().maxCoeff());
+    for (int k = 0; k < 3; ++k) {
+      max_sum = std::max(max_sum, std::abs(l2[k] + l2[12 + k] - l1[k]) / scale);
+      max_split = std::max(max_split, std::abs(l2[k] - l2[12 + k]) / scale);
+    }
+    max_sum = std::max(max_sum, rel_err(l2.segment(3, 9), l1.segment(3, 9)));
+  }
+  EXPECT_LE(max_ddq, 1e-10);
+  EXPECT_LE(max_sum, 1e-10);
+  EXPECT_LE(max_split, 1e-6);
+  std::printf(
+      "constrained ABA, solo12 FL twice (rank 12 of 15): q̈ vs proximal/once %.2g, λ sums %.2g, split %.2g, "
+      "at most %d iterations\n",
+      max_ddq, max_sum, max_split, max_it);
+}
+
+TEST(ConsistencyConstrainedABA, AnymalFourFeetMatchesOtherMethods) {
+  namespace an = talus::models::anymal_c;
+  const auto model = an::make_model<double>();
+  auto cs = std::make_unique<talus::ConstraintSet<an::Model<double>, 12, 4>>();
+  for (const char* f : {"LF_FOOT", "RF_FOOT", "LH_FOOT", "RH_FOOT"})
+    ASSERT_EQ(cs->add_contact(model, an::frame_id(f), {kZ, kX, kY}), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  Agreement a;
+  constrained_aba_agreement(model, *cs, 47, 20, a);
+  expect_agreement("anymal_c, 4 feet x 3 axes", a);
+}
+
+TEST(ConsistencyConstrainedABA, TalosBothSolesMatchesOtherMethods) {
+  namespace tl = talus::models::talos;
+  using TM = tl::Model<double>;
+  const auto model = tl::make_model<double>();
+  auto data = std::make_unique<talus::Data<TM>>();
+  talus::Random rng(53);
+  const auto s0 = random_state(model, rng);
+  ASSERT_EQ(talus::forward_kinematics(model, *data, s0.q), Status::ok);
+  const int left = tl::frame_id("left_sole_link"), right = tl::frame_id("right_sole_link");
+  // 6D contacts, one of each row kind, anchored where the soles are
+  auto cs = std::make_unique<talus::ConstraintSet<TM, 12, 2>>();
+  ASSERT_EQ(cs->add_contact_6d(model, left, talus::ContactFrame6D::local), Status::ok);
+  ASSERT_EQ(cs->add_contact_6d(model, right, talus::ContactFrame6D::local_world_aligned), Status::ok);
+  ASSERT_EQ(cs->bind(model), Status::ok);
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, s0.q), Status::ok);
+  Agreement a;
+  constrained_aba_agreement(model, *cs, 59, 20, a);
+  expect_agreement("talos, 2 soles x 6D contacts", a);
+  // the same soles as loops to the world, one each way (world -> sole, sole -> world), with Baumgarte
+  auto loops = std::make_unique<talus::ConstraintSet<TM, 12, 2>>();
+  talus::Transform<double> oMl, oMr;
+  ASSERT_EQ(talus::frame_placement(model, *data, left, oMl), Status::ok);
+  ASSERT_EQ(talus::frame_placement(model, *data, right, oMr), Status::ok);
+  std::array<talus::LoopAxis<double>, 6> ax;
+  for (int k = 0; k < 6; ++k) ax[k].axis = talus::Motion<double>::Unit(k);
+  ax[4].axis = (talus::Motion<double>() << 0.0, 0.0, 0.0, 0.6, 0.8, 0.0).finished();  // not the unit axes only
+  ASSERT_EQ(loops->add_loop(-1, oMl, model.frames[left].body, model.frames[left].placement, ax,
+                            talus::Baumgarte<double>::on()),
+            Status::ok);
+  ASSERT_EQ(loops->add_loop(model.frames[right].body, model.frames[right].placement, -1, oMr, ax), Status::ok);
+  ASSERT_EQ(loops->bind(model), Status::ok);
+  Agreement b;
+  constrained_aba_agreement(model, *loops, 61, 20, b);
+  expect_agreement("talos, 2 soles x 6-axis loops to the world", b);
+  // a loop between two bodies does not fold: invalid_input, kind_not_supported, outputs zero
+  auto two = std::make_unique<talus::ConstraintSet<TM, 12, 2>>();
+  ASSERT_EQ(two->add_loop(model.frames[left].body, model.frames[left].placement, model.frames[right].body,
+                          model.frames[right].placement, ax),
+            Status::ok);
+  ASSERT_EQ(two->bind(model), Status::ok);
+  TM::TangentVector ddq = TM::TangentVector::Constant(1.0);
+  Report rep;
+  EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *two, s0.q, s0.v, s0.tau, ddq,
+                                                    talus::constrained_aba_settings<double>(), rep),
+            Status::invalid_input);
+  EXPECT_EQ(two->failure().reason, FailureReason::kind_not_supported);
+  EXPECT_EQ(two->failure().index, 0);
+  EXPECT_TRUE(ddq.isZero(0.0));
+  EXPECT_TRUE(two->lambda.isZero(0.0));
+}
+
+TEST(ConsistencyConstrainedABA, BoxOnCornersBadInputAndCap) {
+  const Box model = make_box();
+  auto data = std::make_unique<talus::Data<Box>>();
+  auto cs = box_on_corners(model);
+  const Box::ConfigVector q = box_at_rest(0.3);
+  const Box::TangentVector zero = Box::TangentVector::Zero();
+  ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, q), Status::ok);
+  talus::Random rng(67);
+  const Settings st = talus::constrained_aba_settings<double>();
+  Box::TangentVector ddq, ddq_prox;
+  Report rep;
+  double max_ddq = 0, max_lambda = 0;
+  for (int i = 0; i < 5; ++i) {
+    Box::TangentVector tau;  // random wrenches, at rest: consistent, 12 rows of rank 6
+    for (int k = 0; k < 6; ++k) tau[k] = rng.uniform(-5, 5);
+    const Box::TangentVector v = zero;
+    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, *cs, q, v, tau, ddq_prox, Settings{}, rep), Status::ok);
+    const Eigen::VectorXd lp = cs->lambda;
+    ASSERT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, q, v, tau, ddq, st, rep), Status::ok);
+    max_ddq = std::max(max_ddq, rel_err(ddq, ddq_prox));
+    max_lambda = std::max(max_lambda, rel_err(cs->lambda, lp));
+    EXPECT_LE(ddq.cwiseAbs().maxCoeff(), 1e-10) << "at rest";
+  }
+  EXPECT_LE(max_ddq, 1e-10);
+  // the proximal method's λ carries eps·‖D‖/μ along the null space of D (its header); this one's eps/μ·...
+  EXPECT_LE(max_lambda, 1e-6);
+  std::printf("constrained ABA, box on 4 corners (rank 6 of 12): q̈ vs proximal %.2g, λ vs proximal %.2g\n", max_ddq,
+              max_lambda);
+  // bad input: NaN in q
+  Box::ConfigVector qbad = q;
+  qbad[0] = std::numeric_limits<double>::quiet_NaN();
+  ddq.setConstant(2.0);
+  EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, qbad, zero, zero, ddq, st, rep),
+            Status::invalid_input);
+  EXPECT_EQ(cs->failure().reason, FailureReason::q_invalid);
+  EXPECT_TRUE(ddq.isZero(0.0));
+  EXPECT_EQ(cs->lambda.size(), 12);
+  EXPECT_TRUE(cs->lambda.isZero(0.0));
+  EXPECT_EQ(rep.iterations, 0);
+  Settings bad = st;
+  bad.mu = 0;
+  EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, q, zero, zero, ddq, bad, rep),
+            Status::invalid_input);
+  EXPECT_EQ(cs->failure().reason, FailureReason::input_invalid);
+  // the cap: one iteration, a tolerance it cannot reach
+  Settings capped = st;
+  capped.max_iterations = 1;
+  capped.absolute_accuracy = 1e-300;
+  capped.relative_accuracy = 0;
+  ddq.setConstant(3.0);
+  EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, q, zero, zero, ddq, capped, rep),
+            Status::not_converged);
+  EXPECT_TRUE(ddq.isZero(0.0));
+  EXPECT_EQ(cs->lambda.size(), 12);
+  EXPECT_TRUE(cs->lambda.isZero(0.0));
+  EXPECT_EQ(cs->failure().reason, FailureReason::not_converged);
+  EXPECT_EQ(rep.iterations, 1);
+  EXPECT_GT(rep.residual, capped.absolute_accuracy);
+}
+
 // 5. No heap inside the solve (non-redundant, redundant, not converged, invalid).
 TEST(AllocProximal, SolveDoesNotAllocate) {
   const auto model = solo::make_model<double>();
@@ -593,6 +826,7 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
   capped.relative_accuracy = 0;
   Settings bad;
   bad.mu = -1;
+  const Settings caba = talus::constrained_aba_settings<double>();
   Box::TangentVector bimpact = Box::TangentVector::Zero();
   bimpact[5] = -1.0;
   bimpact[0] = 0.3;
@@ -617,6 +851,15 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
     EXPECT_EQ(talus::compute_impulse_proximal(box, *bdata, *bcs, bq, bimpact, bddq, Settings{}, rep, &bodd),
               Status::singular);
     EXPECT_EQ(talus::impulses_contact(box, *bdata, bcp, *bcs, bq, bimpact, bddq, copt, crep), Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, s.q, s.v, s.tau, ddq, caba, rep), Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, s.q, s.v, s.tau, ddq, caba, rep, &fext),
+              Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_constrained_aba(box, *bdata, *bcs, bq, bzero, bzero, bddq, caba, rep),
+              Status::ok);
+    EXPECT_EQ(talus::forward_dynamics_constrained_aba(box, *bdata, *bcs, bq, bzero, bzero, bddq, capped, rep),
+              Status::not_converged);
+    EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep),
+              Status::invalid_input);
   });
   EXPECT_EQ(calls, 0u);
 }
