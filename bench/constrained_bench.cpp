@@ -2,7 +2,8 @@
 // solo12 and anymal_c with 4 feet × 3 world axes, talos with both soles × 6 axes (loops to
 // the world). Each call starts from (q, q̇, τ): it includes kinematics, H, C, G, γ and the solve.
 // Rows: every forward method (direct with each KKT decomposition, range-space, null-space,
-// Kokkevis where the set is contacts only) and every impulse method.
+// articulated, proximal, constrained ABA, Kokkevis where the set is contacts only) and every
+// impulse method.
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <talus/constraints.hpp>
+#include <talus/solvers.hpp>
 #include <talus/models/anymal_c.hpp>
 #include <talus/models/solo12.hpp>
 #include <talus/models/talos.hpp>
@@ -112,6 +113,19 @@ void register_constrained(const std::string& name, const std::string& setup, Con
   add("FD null-space", [](St& x, int k) {
     return talus::forward_dynamics_null_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out);
   });
+  add("FD articulated", [](St& x, int k) {
+    return talus::forward_dynamics_articulated(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out);
+  });
+  add("FD proximal", [](St& x, int k) {
+    talus::ProximalReport<double> report;
+    return talus::forward_dynamics_proximal(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out,
+                                            talus::ProximalSettings<double>{}, report);
+  });
+  add("FD constrained ABA", [](St& x, int k) {
+    talus::ProximalReport<double> report;
+    return talus::forward_dynamics_constrained_aba(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out,
+                                                   talus::constrained_aba_settings<double>(), report);
+  });
   if (s->contacts_only)
     add("FD Kokkevis", [](St& x, int k) {
       return talus::forward_dynamics_kokkevis(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.tau[k], x.out);
@@ -120,6 +134,13 @@ void register_constrained(const std::string& name, const std::string& setup, Con
       [](St& x, int k) { return talus::compute_impulse_direct(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
   add("impulse range-space",
       [](St& x, int k) { return talus::compute_impulse_range_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
+  add("impulse articulated",
+      [](St& x, int k) { return talus::compute_impulse_articulated(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
+  add("impulse constrained ABA", [](St& x, int k) {
+    talus::ProximalReport<double> report;
+    return talus::compute_impulse_constrained_aba(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out,
+                                                  talus::constrained_aba_settings<double>(), report);
+  });
   add("impulse null-space",
       [](St& x, int k) { return talus::compute_impulse_null_space(x.model, *x.data, *x.cs, x.q[k], x.v[k], x.out); });
 }

@@ -9,6 +9,7 @@
 
 #include <Eigen/SVD>
 #include <talus/constraints.hpp>
+#include <talus/solvers/forward_dynamics_constrained_aba.hpp>
 
 #include "fuzz_support.hpp"
 
@@ -420,8 +421,9 @@ struct Constraints {
       Fext f;
       bool with_f;
       std::uint8_t bad_method;
-      talus::ProximalSettings<double> prox;
-    } in{config(), vec(), vec(), {}, false, 0, {}};
+      talus::ProximalSettings<double> prox, caba;  // caba: the constrained ABA's (its own μ unless fuzzed)
+      bool fuzzed_settings;
+    } in{config(), vec(), vec(), {}, false, 0, {}, talus::constrained_aba_settings<double>(), false};
     for (auto& x : in.f) r.fill(x);
     in.with_f = r.bit();
     in.bad_method = static_cast<std::uint8_t>(5 + r.byte() % 251);
@@ -430,14 +432,16 @@ struct Constraints {
       in.prox.absolute_accuracy = r.scalar();
       in.prox.relative_accuracy = r.scalar();
       in.prox.max_iterations = static_cast<int>(r.byte()) - 8;
+      in.caba = in.prox;
+      in.fuzzed_settings = true;
     }
     constexpr int methods = 5;
     // the proximal report's fields one by one: a struct copy may carry its padding's bits
     struct Out {
       Status bind, bad, sys;
-      Solve direct[methods], range, null, kok, art, prox;
-      int rep_iterations;
-      double rep_residual, rep_step, rep_tolerance;
+      Solve direct[methods], range, null, kok, art, prox, caba;
+      int rep_iterations, caba_iterations;
+      double rep_residual, rep_step, rep_tolerance, caba_residual, caba_tolerance;
     };
     auto o = std::make_unique<Out>();
     twice("forward dynamics", *o, [&](D& d, CS& cs, Out& out) {
@@ -469,6 +473,13 @@ struct Constraints {
       out.rep_residual = rep.residual;
       out.rep_step = rep.lambda_step;
       out.rep_tolerance = rep.tolerance;
+      s = talus::forward_dynamics_constrained_aba(model, d, cs, in.q, in.v, in.tau, x, in.caba, rep, f);
+      record(out.caba, s, x, d, cs);
+      out.caba.H = out.range.H;  // no H
+      out.caba.C = out.range.C;
+      out.caba_iterations = rep.iterations;
+      out.caba_residual = rep.residual;
+      out.caba_tolerance = rep.tolerance;
       out.bad = talus::forward_dynamics_direct(model, d, cs, in.q, in.v, in.tau, x,
                                                static_cast<talus::KKTMethod>(in.bad_method), f);
     });
@@ -496,6 +507,9 @@ struct Constraints {
     rep.lambda_step = o->rep_step;
     rep.tolerance = o->rep_tolerance;
     check_proximal(o->prox, rep, in.prox);
+    check_solve_output("forward_dynamics_constrained_aba", o->caba);
+    check_report("forward_dynamics_constrained_aba", o->caba, o->caba_iterations, o->caba_residual, o->caba_tolerance,
+                 in.caba);
     // reference: a rank-revealing direct method
     for (int k : {2, 1, 0})
       if (!ref && o->direct[k].s == Status::ok) ref = &o->direct[k];
@@ -514,6 +528,22 @@ struct Constraints {
       check_scaled("forward_dynamics_proximal", "qdd vs the reference method", max_abs((o->prox.x - ref->x).eval()),
                    1 + max_abs(ref->x), 1e-8 * ps2, t);
     }
+    // constrained ABA: q̈ as the proximal method's (same iterates), at its own settings
+    if (o->caba.s == Status::ok && !in.fuzzed_settings) {
+      Tol t{*ref};
+      check_scaled("forward_dynamics_constrained_aba", "qdd vs the reference method",
+                   max_abs((o->caba.x - ref->x).eval()), 1 + max_abs(ref->x), 1e-8 * ref->ps * ref->ps, t);
+    }
+  }
+
+  /// A proximal-type report agrees with its Status: iterations within the cap, zero unless ok or
+  /// not_converged, an ok answer within the tolerance it reports.
+  static void check_report(const char* fn, const Solve& o, int iterations, double residual, double tolerance,
+                           const talus::ProximalSettings<double>& set) {
+    if (iterations < 0 || iterations > std::max(0, set.max_iterations))
+      finding(fn, o.s, "report: iterations out of range");
+    if (o.s != Status::ok && o.s != Status::not_converged && iterations != 0) finding(fn, o.s, "report not zero");
+    if (o.s == Status::ok && !(residual <= tolerance)) finding(fn, o.s, "ok with a residual above its tolerance");
   }
 
   /// The proximal solve's own promises: its report agrees with its Status, an ok answer meets the
@@ -555,9 +585,9 @@ struct Constraints {
     struct Out {
       Status bind;
       int m;
-      Solve direct, range, null, art, prox;
-      int prox_iterations;
-      double prox_residual, prox_tolerance;
+      Solve direct, range, null, art, prox, caba;
+      int prox_iterations, caba_iterations;
+      double prox_residual, prox_tolerance, caba_residual, caba_tolerance;
     };
     auto o = std::make_unique<Out>();
     twice("impulses", *o, [&](D& d, CS& cs, Out& out) {
@@ -585,23 +615,34 @@ struct Constraints {
       out.prox_iterations = rep.iterations;
       out.prox_residual = rep.residual;
       out.prox_tolerance = rep.tolerance;
+      s = talus::compute_impulse_constrained_aba(model, d, cs, in.q, in.v, x, talus::constrained_aba_settings<double>(),
+                                                 rep, tp);
+      record(out.caba, s, x, d, cs);
+      out.caba.H = out.range.H;  // no H
+      out.caba_iterations = rep.iterations;
+      out.caba_residual = rep.residual;
+      out.caba_tolerance = rep.tolerance;
     });
     const bool wrong_size = in.target_mode == 2 && in.target_rows != o->m;
     // proximal (a redundant set too, where the others say singular): its equations, its report,
     // and v⁺ against the reference (not Λ: its error grows as eps·‖D‖/μ, forward_dynamics_proximal.hpp)
-    const Solve* all[5] = {&o->direct, &o->range, &o->null, &o->art, &o->prox};
-    const char* names[5] = {"compute_impulse_direct", "compute_impulse_range_space", "compute_impulse_null_space",
-                            "compute_impulse_articulated", "compute_impulse_proximal"};
+    constexpr int methods = 6;
+    const Solve* all[methods] = {&o->direct, &o->range, &o->null, &o->art, &o->prox, &o->caba};
+    const char* names[methods] = {"compute_impulse_direct",     "compute_impulse_range_space",
+                                  "compute_impulse_null_space", "compute_impulse_articulated",
+                                  "compute_impulse_proximal",   "compute_impulse_constrained_aba"};
+    check_report(names[5], o->caba, o->caba_iterations, o->caba_residual, o->caba_tolerance,
+                 talus::constrained_aba_settings<double>());
     if (o->prox.s == Status::ok && !(o->prox_residual <= o->prox_tolerance))
       finding(names[4], o->prox.s, "ok with a residual above its tolerance");
     if (o->prox.s != Status::ok && o->prox.s != Status::not_converged && o->prox_iterations != 0)
       finding(names[4], o->prox.s, "report not zero");
     if (in.method % 6 == 5 && o->direct.s == Status::ok)
       finding(names[0], o->direct.s, "ok with a KKTMethod outside the enumerators");
-    for (int k = 0; k < 5; ++k) {
+    for (int k = 0; k < methods; ++k) {
       const Solve& s = *all[k];
       check_solve_output(names[k], s);
-      if (k == 3 && o->range.s != Status::ok) continue;  // its equations are checked with range space's H
+      if ((k == 3 || k == 5) && o->range.s != Status::ok) continue;  // equations checked with range space's H
       if (wrong_size && s.s == Status::ok) finding(names[k], s.s, "ok with a target v+ of the wrong size");
       if (s.s != Status::ok) continue;
       // H (v+ − v−) = Gᵀ Λ and G v+ = target
@@ -633,6 +674,11 @@ struct Constraints {
       if (o->prox.s == Status::ok) {
         Tol t{*ref};
         check_scaled(names[4], "v+ vs the reference method", max_abs((o->prox.x - ref->x).eval()), 1 + max_abs(ref->x),
+                     1e-8 * ref->ps * ref->ps, t);
+      }
+      if (o->caba.s == Status::ok) {
+        Tol t{*ref};
+        check_scaled(names[5], "v+ vs the reference method", max_abs((o->caba.x - ref->x).eval()), 1 + max_abs(ref->x),
                      1e-8 * ref->ps * ref->ps, t);
       }
     }

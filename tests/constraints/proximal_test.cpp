@@ -571,60 +571,77 @@ TEST(ConsistencyProximal, ImpulsesContactMinimumNormBilateral) {
   EXPECT_EQ(talus::impulses_contact(model, *data, cp, *cs, q, vm, vp, o, crep), Status::ok);
 }
 
-// 6. Constrained ABA (forward_dynamics_constrained_aba.hpp): the same q̈ and λ as the range-space,
-// articulated and proximal methods on solo12, anymal_c (four point contacts) and talos (both soles,
-// as 6D contacts and as loops to the world); a redundant set against the proximal method; bad input
-// and the cap. One set type per robot.
+// 6. Constrained ABA (forward_dynamics_constrained_aba.hpp): the same q̈ and λ, and the same impulses,
+// as the range-space, articulated and proximal methods on solo12, as the articulated method on
+// anymal_c (four point contacts) and talos (both soles, as 6D contacts and as loops to the world); a
+// redundant set against the proximal method; bad input and the cap. One set type per robot.
 struct Agreement {
-  double ddq[3] = {0, 0, 0}, lambda[3] = {0, 0, 0};  // vs range space, articulated, proximal
-  double ref_ddq = 0, ref_lambda = 0;                // range space vs proximal: the references' own spread
+  int references = 3;                                // 3: range space, articulated, proximal; 1: articulated
+  double ddq[3] = {0, 0, 0}, lambda[3] = {0, 0, 0};  // vs each reference
+  double impulse_v = 0, impulse_lambda = 0;          // impulse vs the references' impulses
   int max_it = 0, total_it = 0, states = 0;
 };
 
-template <class ModelT, int MR, int MC>
+/// AllReferences: against range space, articulated and proximal (solo12); else against the
+/// articulated method only (the larger robots: one reference keeps the test's compile time down).
+template <bool AllReferences, class ModelT, int MR, int MC>
 void constrained_aba_agreement(const ModelT& model, talus::ConstraintSet<ModelT, MR, MC>& cs, unsigned seed, int states,
                                Agreement& a) {
   auto data = std::make_unique<talus::Data<ModelT>>();
   talus::Random rng(seed);
   const Settings st = talus::constrained_aba_settings<double>();
+  a.references = AllReferences ? 3 : 1;
   for (int i = 0; i < states; ++i) {
     const auto s = random_state(model, rng);
-    typename ModelT::TangentVector ref[3], ddq;
-    Eigen::VectorXd lref[3];
+    typename ModelT::TangentVector ref[3], ddq, vp_ref[2], vp;
+    Eigen::VectorXd lref[3], iref[2];
     Report rep;
-    ASSERT_EQ(talus::forward_dynamics_range_space(model, *data, cs, s.q, s.v, s.tau, ref[0]), Status::ok);
+    ASSERT_EQ(talus::forward_dynamics_articulated(model, *data, cs, s.q, s.v, s.tau, ref[0]), Status::ok);
     lref[0] = cs.lambda;
-    ASSERT_EQ(talus::forward_dynamics_articulated(model, *data, cs, s.q, s.v, s.tau, ref[1]), Status::ok);
-    lref[1] = cs.lambda;
-    ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, cs, s.q, s.v, s.tau, ref[2], Settings{}, rep), Status::ok);
-    lref[2] = cs.lambda;
+    ASSERT_EQ(talus::compute_impulse_articulated(model, *data, cs, s.q, s.v, vp_ref[0]), Status::ok);
+    iref[0] = cs.lambda;
+    if constexpr (AllReferences) {
+      ASSERT_EQ(talus::forward_dynamics_range_space(model, *data, cs, s.q, s.v, s.tau, ref[1]), Status::ok);
+      lref[1] = cs.lambda;
+      ASSERT_EQ(talus::forward_dynamics_proximal(model, *data, cs, s.q, s.v, s.tau, ref[2], Settings{}, rep),
+                Status::ok);
+      lref[2] = cs.lambda;
+      ASSERT_EQ(talus::compute_impulse_range_space(model, *data, cs, s.q, s.v, vp_ref[1]), Status::ok);
+      iref[1] = cs.lambda;
+    }
     ASSERT_EQ(talus::forward_dynamics_constrained_aba(model, *data, cs, s.q, s.v, s.tau, ddq, st, rep), Status::ok);
     EXPECT_LE(rep.residual, rep.tolerance);
     EXPECT_LE((cs.G * ddq - cs.gamma).cwiseAbs().maxCoeff(), 2 * rep.tolerance);
     EXPECT_EQ(cs.failure().status, Status::ok);
-    for (int j = 0; j < 3; ++j) {
+    for (int j = 0; j < a.references; ++j) {
       a.ddq[j] = std::max(a.ddq[j], rel_err(ddq, ref[j]));
       a.lambda[j] = std::max(a.lambda[j], rel_err(cs.lambda, lref[j]));
     }
-    a.ref_ddq = std::max(a.ref_ddq, rel_err(ref[2], ref[0]));
-    a.ref_lambda = std::max(a.ref_lambda, rel_err(lref[2], lref[0]));
     a.max_it = std::max(a.max_it, rep.iterations);
     a.total_it += rep.iterations;
     ++a.states;
+    // the impulse from the state's q̇ as q̇⁻ (target 0)
+    ASSERT_EQ(talus::compute_impulse_constrained_aba(model, *data, cs, s.q, s.v, vp, st, rep), Status::ok);
+    EXPECT_LE((cs.G * vp).cwiseAbs().maxCoeff(), 2 * rep.tolerance);
+    for (int j = 0; j < (AllReferences ? 2 : 1); ++j) {
+      a.impulse_v = std::max(a.impulse_v, rel_err(vp, vp_ref[j]));
+      a.impulse_lambda = std::max(a.impulse_lambda, rel_err(cs.lambda, iref[j]));
+    }
   }
 }
 
 void expect_agreement(const char* what, const Agreement& a) {
-  const char* names[3] = {"range space", "articulated", "proximal"};
-  for (int j = 0; j < 3; ++j) {
+  const char* names[3] = {"articulated", "range space", "proximal"};
+  std::printf("constrained ABA, %s, %d states: max rel. diff q̈ / λ vs", what, a.states);
+  for (int j = 0; j < a.references; ++j) {
     EXPECT_LE(a.ddq[j], 1e-10) << what << ", q̈ vs " << names[j];
     EXPECT_LE(a.lambda[j], 1e-10) << what << ", λ vs " << names[j];
+    std::printf(" %s %.2g / %.2g,", names[j], a.ddq[j], a.lambda[j]);
   }
-  std::printf(
-      "constrained ABA, %s, %d states: max rel. diff q̈ / λ vs range space %.2g / %.2g, articulated %.2g / %.2g, "
-      "proximal %.2g / %.2g (range space vs proximal %.2g / %.2g); iterations mean %.1f, max %d\n",
-      what, a.states, a.ddq[0], a.lambda[0], a.ddq[1], a.lambda[1], a.ddq[2], a.lambda[2], a.ref_ddq, a.ref_lambda,
-      static_cast<double>(a.total_it) / a.states, a.max_it);
+  EXPECT_LE(a.impulse_v, 1e-10) << what << ", impulse q̇⁺";
+  EXPECT_LE(a.impulse_lambda, 1e-10) << what << ", impulse Λ";
+  std::printf(" impulse q̇⁺ / Λ %.2g / %.2g; forward iterations mean %.1f, max %d\n", a.impulse_v, a.impulse_lambda,
+              static_cast<double>(a.total_it) / a.states, a.max_it);
 }
 
 TEST(ConsistencyConstrainedABA, Solo12FourFeetAndRedundantFootMatchOtherMethods) {
@@ -635,7 +652,7 @@ TEST(ConsistencyConstrainedABA, Solo12FourFeetAndRedundantFootMatchOtherMethods)
   ASSERT_EQ(cs->bind(model), Status::ok);
   ASSERT_EQ(cs->set_active(4, false), Status::ok);
   Agreement a;
-  constrained_aba_agreement(model, *cs, 41, 20, a);
+  constrained_aba_agreement<true>(model, *cs, 41, 20, a);
   expect_agreement("solo12, 4 feet x 3 axes", a);
   // redundant: FL twice (15 rows, rank 12): the proximal method's q̈, the once-added foot's force
   // split between the copies (its split lies in the null space of G H⁻¹ Gᵀ: held as the proximal test
@@ -684,7 +701,7 @@ TEST(ConsistencyConstrainedABA, AnymalFourFeetMatchesOtherMethods) {
     ASSERT_EQ(cs->add_contact(model, an::frame_id(f), {kZ, kX, kY}), Status::ok);
   ASSERT_EQ(cs->bind(model), Status::ok);
   Agreement a;
-  constrained_aba_agreement(model, *cs, 47, 20, a);
+  constrained_aba_agreement<false>(model, *cs, 47, 20, a);
   expect_agreement("anymal_c, 4 feet x 3 axes", a);
 }
 
@@ -704,7 +721,7 @@ TEST(ConsistencyConstrainedABA, TalosBothSolesMatchesOtherMethods) {
   ASSERT_EQ(cs->bind(model), Status::ok);
   ASSERT_EQ(talus::anchor_contacts(model, *data, *cs, s0.q), Status::ok);
   Agreement a;
-  constrained_aba_agreement(model, *cs, 59, 20, a);
+  constrained_aba_agreement<false>(model, *cs, 59, 20, a);
   expect_agreement("talos, 2 soles x 6D contacts", a);
   // the same soles as loops to the world, one each way (world -> sole, sole -> world), with Baumgarte
   auto loops = std::make_unique<talus::ConstraintSet<TM, 12, 2>>();
@@ -720,7 +737,7 @@ TEST(ConsistencyConstrainedABA, TalosBothSolesMatchesOtherMethods) {
   ASSERT_EQ(loops->add_loop(model.frames[right].body, model.frames[right].placement, -1, oMr, ax), Status::ok);
   ASSERT_EQ(loops->bind(model), Status::ok);
   Agreement b;
-  constrained_aba_agreement(model, *loops, 61, 20, b);
+  constrained_aba_agreement<false>(model, *loops, 61, 20, b);
   expect_agreement("talos, 2 soles x 6-axis loops to the world", b);
   // a loop between two bodies does not fold: invalid_input, kind_not_supported, outputs zero
   auto two = std::make_unique<talus::ConstraintSet<TM, 12, 2>>();
@@ -859,6 +876,11 @@ TEST(AllocProximal, SolveDoesNotAllocate) {
     EXPECT_EQ(talus::forward_dynamics_constrained_aba(box, *bdata, *bcs, bq, bzero, bzero, bddq, capped, rep),
               Status::not_converged);
     EXPECT_EQ(talus::forward_dynamics_constrained_aba(model, *data, *cs, s.q, s.v, s.tau, ddq, bad, rep),
+              Status::invalid_input);
+    EXPECT_EQ(talus::compute_impulse_constrained_aba(box, *bdata, *bcs, bq, bimpact, bddq, caba, rep), Status::ok);
+    EXPECT_EQ(talus::compute_impulse_constrained_aba(box, *bdata, *bcs, bq, bimpact, bddq, capped, rep),
+              Status::not_converged);
+    EXPECT_EQ(talus::compute_impulse_constrained_aba(model, *data, *cs, s.q, s.v, ddq, bad, rep),
               Status::invalid_input);
   });
   EXPECT_EQ(calls, 0u);

@@ -73,6 +73,8 @@
 /// plus O(m). No m × m or nv × nv matrix is formed or factored. No heap (the set's workspace and
 /// fixed-size locals); at most max_iterations iterations.
 ///
+/// compute_impulse_constrained_aba (end of the file) solves the impulse system the same way.
+///
 /// Status (q̈ and λ zero unless ok; cs.failure() records why):
 ///   invalid_input  the settings (as forward_dynamics_proximal: input_invalid); q, q̇, τ, fext,
 ///                  an unbound set (as the other solvers); a constraint that does not fold
@@ -174,13 +176,14 @@ void fold_rows(const Data<ModelT>& data, const ConstraintSet<ModelT, MR, MC>& cs
 }
 
 /// Row targets γ̄_k = γ_k + f_kᵀ c̄_b (into gbar) and the penalty of λ₀ = 0 folded into the
-/// bodies: I^A_b += f fᵀ / μ, p^A_b −= f γ̄ / μ. Needs data.a (q̈ = 0, no gravity) and oMi.
+/// bodies: I^A_b += f fᵀ / μ, p^A_b −= f γ̄ / μ. Needs data.a (q̈ = 0, no gravity) and oMi;
+/// a_world is the base acceleration ABA's forward pass starts from (linear: gravity or zero).
 template <class ModelT, class S, int MR, class Gv, class Gb>
-void fold_penalty(const ModelT& model, Data<ModelT>& data, const FoldedRows<S, MR>& rows, const Gv& gamma, S inv_mu,
-                  Gb& gbar) {
+void fold_penalty(Data<ModelT>& data, const FoldedRows<S, MR>& rows, const Gv& gamma, const Motion<S>& a_world,
+                  S inv_mu, Gb& gbar) {
   const auto& f = rows.f;
   const auto& body = rows.body;
-  const Vector3<S> g_world = gravity_acceleration(model).template tail<3>();
+  const Vector3<S> g_world = a_world.template tail<3>();  // gravity's fictitious base acceleration, or zero
   for (int k = 0; k < gamma.size(); ++k) {
     const int b = body[k];
     Motion<S> cbar = data.a[b];  // c̄_b: a_b at q̈ = 0 with ABA's fictitious base acceleration
@@ -262,10 +265,12 @@ void constrained_aba_increment(const ModelT& model, Data<ModelT>& data, const Fo
   });
 }
 
-/// Steps 2 (the fold) to 4 of the file comment on the sweep and rows already in data and cs.
-/// x = q̈, cs.lambda = λ, report filled.
-template <class ModelT, int MR, int MC, class T>
+/// Steps 2 (the fold) to 4 of the file comment on the sweep and rows already in data and cs,
+/// for G x = gamma with ABA's forward pass from a_world. x = q̈ (or Δq̇ for an impulse),
+/// cs.lambda = λ, report filled.
+template <class ModelT, int MR, int MC, class T, class Gv>
 Status constrained_aba_solve(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs, const T& tau,
+                             const Gv& gamma, const Motion<typename ModelT::Scalar>& a_world,
                              const ProximalSettings<typename ModelT::Scalar>& settings,
                              typename ModelT::TangentVector& x, ProximalReport<typename ModelT::Scalar>& report) {
   using S = typename ModelT::Scalar;
@@ -275,9 +280,9 @@ Status constrained_aba_solve(const ModelT& model, Data<ModelT>& data, Constraint
   FoldedRows<S, MR> rows;
   fold_rows(data, cs, rows);
   ws.qy.resize(m);  // γ̄
-  fold_penalty(model, data, rows, cs.gamma, inv_mu, ws.qy);
+  fold_penalty(data, rows, gamma, a_world, inv_mu, ws.qy);
   if (!aba_backward<true>(model, data, tau)) return Status::singular;
-  aba_accelerations<true>(model, data, data.u, gravity_acceleration(model));  // q̈₁ (λ₀ = 0)
+  aba_accelerations<true>(model, data, data.u, a_world);  // q̈₁ (λ₀ = 0)
   cs.lambda.setZero(m);
   if (m == 0) {
     x = data.ddq;
@@ -285,7 +290,7 @@ Status constrained_aba_solve(const ModelT& model, Data<ModelT>& data, Constraint
   }
   // s = ‖γ‖∞ + ‖ |G| |q̈₁| ‖∞
   ws.r = cs.G.cwiseAbs().lazyProduct(data.ddq.cwiseAbs());
-  const S scale = cs.gamma.cwiseAbs().maxCoeff() + ws.r.maxCoeff();
+  const S scale = gamma.cwiseAbs().maxCoeff() + ws.r.maxCoeff();
   report.tolerance = settings.absolute_accuracy + settings.relative_accuracy * scale;
   ws.r.resize(m);
   Status s = Status::not_converged;
@@ -346,9 +351,57 @@ Status forward_dynamics_constrained_aba(const ModelT& model, Data<ModelT>& data,
       detail::zero_constraint_results(cs);
       return detail::finish_constrained(Status::invalid_input, cs, x, ddq);
     }
-    s = detail::constrained_aba_solve(model, data, cs, tau, settings, x, report);
+    s = detail::constrained_aba_solve(model, data, cs, tau, cs.gamma, gravity_acceleration(model), settings, x, report);
     if (s != Status::ok && s != Status::not_converged) report = ProximalReport<typename ModelT::Scalar>{};
     return detail::finish_constrained(s, cs, x, ddq, report.evidence());
+  }
+}
+
+/// Impulse by constrained ABA: the impulse system of impulses.hpp, H (q̇⁺ − q̇⁻) = Gᵀ Λ,
+/// G q̇⁺ = v⁺ (`target`, active rows; null for 0), solved for Δq̇ = q̇⁺ − q̇⁻ as the forward
+/// problem above with no velocity, no gravity and no τ: (H + GᵀG/μ) Δq̇ₖ = Gᵀ(Λₖ₋₁ + γ/μ),
+/// γ = v⁺ − G q̇⁻. q̇⁺ into v_plus, Λ (minimum norm for a redundant set) into cs.lambda; the
+/// same kinds, settings (constrained_aba_settings), report and Status as
+/// forward_dynamics_constrained_aba (an inconsistent target gives not_converged). Same cost
+/// as one forward call at rest; no heap.
+template <class ModelT, int MR, int MC, class Q, class V, class Out>
+Status compute_impulse_constrained_aba(const ModelT& model, Data<ModelT>& data, ConstraintSet<ModelT, MR, MC>& cs,
+                                       const Eigen::MatrixBase<Q>& q, const Eigen::MatrixBase<V>& v_minus, Out& v_plus,
+                                       const ProximalSettings<typename ModelT::Scalar>& settings,
+                                       ProximalReport<typename ModelT::Scalar>& report,
+                                       const typename ConstraintSet<ModelT, MR, MC>::RowVector* target = nullptr) {
+  TALUS_CHECK_ENTRY_SIZES_QV(compute_impulse_constrained_aba, ModelT, q, v_minus, v_plus);
+  if constexpr (!detail::entry_sizes_ok<ModelT, Q, Out, V>()) {
+    return Status::invalid_input;  // the static_assert above said why; the body is not instantiated
+  } else {
+    using S = typename ModelT::Scalar;
+    report = ProximalReport<S>{};
+    typename ModelT::TangentVector x = ModelT::TangentVector::Zero();
+    Status s = detail::proximal_settings_valid(settings)
+                   ? Status::ok
+                   : cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s == Status::ok) s = detail::check_constraint_inputs(model, cs, q, v_minus);
+    if (s == Status::ok && target != nullptr && (target->size() != cs.active_rows() || !all_finite(*target)))
+      s = cs.record_failure(Status::invalid_input, FailureReason::input_invalid);
+    if (s == Status::ok) s = detail::check_foldable(cs);
+    if (s != Status::ok) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(s, cs, x, v_plus);
+    }
+    const typename ModelT::TangentVector zero = ModelT::TangentVector::Zero();
+    detail::articulated_forward<true, false>(model, data, q, zero, nullptr);  // v = c = p^A = a = 0
+    if (!detail::constraint_rows(model, data, cs, q, zero, detail::pass_jacobian | detail::pass_position_error)) {
+      detail::zero_constraint_results(cs);
+      return detail::finish_constrained(Status::invalid_input, cs, x, v_plus);
+    }
+    typename ConstraintSet<ModelT, MR, MC>::RowVector gamma;
+    if (target != nullptr) gamma = *target;
+    else gamma.setZero(cs.active_rows());
+    gamma.noalias() -= cs.G.lazyProduct(v_minus);
+    s = detail::constrained_aba_solve(model, data, cs, zero, gamma, Motion<S>::Zero(), settings, x, report);
+    if (s == Status::ok || s == Status::not_converged) x += v_minus;
+    else report = ProximalReport<S>{};
+    return detail::finish_constrained(s, cs, x, v_plus, report.evidence());
   }
 }
 

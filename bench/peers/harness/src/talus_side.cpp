@@ -5,8 +5,10 @@
 //   RNEA      talus::nonlinear_effects(q, v)                   -> C(q, v) incl. gravity
 //   ABA       talus::aba(q, v, τ)                              -> q̈
 //   Jacobian  talus::frame_jacobian(q, frame, local_world_aligned) -> 6 x nv [ang; lin]
-//   FD        forward_dynamics_range_space / _direct(ldlt | partial_piv_lu)(q, v, τ) -> q̈, λ
-//   impulse   compute_impulse_range_space / _direct(partial_piv_lu | ldlt)(q, v⁻) -> q̇⁺, Λ (v⁺ = 0)
+//   FD        forward_dynamics_range_space / _articulated / _constrained_aba / _direct(ldlt | partial_piv_lu)
+//             (q, v, τ) -> q̈, λ
+//   impulse   compute_impulse_range_space / _articulated / _constrained_aba / _direct(partial_piv_lu | ldlt)
+//             (q, v⁻) -> q̇⁺, Λ (v⁺ = 0)
 // Every call validates its inputs (finite, unit quaternions), as talus always does.
 #include <talus/constraints.hpp>
 #include <talus/models/anymal_c.hpp>
@@ -44,6 +46,7 @@ struct TalusSide : Side {
   std::unique_ptr<talus::Data<Model>> data = std::make_unique<talus::Data<Model>>();
   std::unique_ptr<CS> cs;
   int jac_fid = -1;
+  talus::ProximalSettings<double> caba = talus::constrained_aba_settings<double>();
   std::vector<Config> q;
   std::vector<Tangent> v, tau;
   int k = 0;  // next state of run()
@@ -306,6 +309,47 @@ std::unique_ptr<Side> make(const std::string& name, const ModelT& model, const s
           return o;
         },
         "compute_impulse_articulated (v⁺ = 0)");
+    add(
+        Work::fd, "constrained ABA",
+        [s](long n) {
+          cycle(s->k, n, [s](int k) {
+            talus::ProximalReport<double> rep;
+            talus::Status st = talus::forward_dynamics_constrained_aba(s->model, *s->data, *s->cs, s->q[k], s->v[k],
+                                                                       s->tau[k], s->out, s->caba, rep);
+            escape(&st);
+            escape(s->out.data());
+          });
+        },
+        [s, fd_out](const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd& tau) {
+          talus::ProximalReport<double> rep;
+          check(talus::forward_dynamics_constrained_aba(s->model, *s->data, *s->cs, s->cq(q), s->ct(v), s->ct(tau),
+                                                        s->out, s->caba, rep),
+                "forward_dynamics_constrained_aba");
+          return fd_out();
+        },
+        "forward_dynamics_constrained_aba (proximal iteration inside ABA's passes, constrained_aba_settings)");
+    add(
+        Work::impulse, "constrained ABA",
+        [s](long n) {
+          cycle(s->k, n, [s](int k) {
+            talus::ProximalReport<double> rep;
+            talus::Status st = talus::compute_impulse_constrained_aba(s->model, *s->data, *s->cs, s->q[k], s->v[k],
+                                                                      s->out, s->caba, rep);
+            escape(&st);
+            escape(s->out.data());
+          });
+        },
+        [s](const Eigen::VectorXd& q, const Eigen::VectorXd& v, const Eigen::VectorXd&) {
+          talus::ProximalReport<double> rep;
+          check(talus::compute_impulse_constrained_aba(s->model, *s->data, *s->cs, s->cq(q), s->ct(v), s->out, s->caba,
+                                                       rep),
+                "compute_impulse_constrained_aba");
+          Output o;
+          o.add("v+", Eigen::VectorXd(s->out));
+          o.add("Lambda", Eigen::VectorXd(s->cs->lambda));
+          return o;
+        },
+        "compute_impulse_constrained_aba (v⁺ = 0)");
     for (talus::KKTMethod m : {talus::KKTMethod::ldlt, talus::KKTMethod::partial_piv_lu}) {
       add(
           Work::fd, std::string("direct ") + talus::to_string(m),
