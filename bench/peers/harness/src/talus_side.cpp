@@ -11,6 +11,7 @@
 //             (q, v⁻) -> q̇⁺, Λ (v⁺ = 0)
 // Every call validates its inputs (finite, unit quaternions), as talus always does.
 #include <talus/constraints.hpp>
+#include <talus/solvers.hpp>
 #include <talus/models/anymal_c.hpp>
 #include <talus/models/atlas.hpp>
 #include <talus/models/hyq.hpp>
